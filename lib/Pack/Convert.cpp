@@ -1,0 +1,106 @@
+//===- Convert.cpp - Fast conversions between encodings --------------------===//
+//
+// Dispatch: whole-byte widths are the same bytes in every encoding (a
+// memcpy); W <= 64 uses the per-width kernels of Kernels.h; wider odd widths
+// fall back to the reference. Conversions with no direct kernel go through
+// `byte` in blocks that stay in L1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/Pack/Convert.h"
+
+#include "Kernels.h"
+
+#include <array>
+#include <utility>
+
+using namespace vmpack;
+using namespace vmpack::detail;
+
+template <size_t... Ws>
+static constexpr std::array<KernelSet, sizeof...(Ws) + 1>
+makeKernelTable(std::index_sequence<Ws...>) {
+  return {KernelSet{},
+          KernelSet{&Kernels<Ws + 1>::byteToPacked,
+                    &Kernels<Ws + 1>::packedToByte,
+                    &Kernels<Ws + 1>::byteToWord, &Kernels<Ws + 1>::wordToByte,
+                    &Kernels<Ws + 1>::normalizeByte,
+                    &Kernels<Ws + 1>::readRange}...};
+}
+
+static constexpr auto kKernelTable =
+    makeKernelTable(std::make_index_sequence<64>());
+
+const KernelSet &vmpack::detail::kernelsFor(uint32_t bitWidth) {
+  return kKernelTable[bitWidth];
+}
+
+/// `in` (encoding `from`) to `out` (`byte`).
+static void toByte(const KernelSet &k, Encoding from, const uint8_t *in,
+                   uint8_t *out, uint64_t n) {
+  switch (from) {
+  case Encoding::Packed:
+    return k.packedToByte(in, out, n);
+  case Encoding::Word:
+    return k.wordToByte(in, out, n);
+  case Encoding::Byte:
+    return k.normalizeByte(in, out, n);
+  }
+}
+
+/// `in` (`byte`, already normalized or not) to `out` (encoding `to`).
+static void fromByte(const KernelSet &k, Encoding to, const uint8_t *in,
+                     uint8_t *out, uint64_t n) {
+  switch (to) {
+  case Encoding::Packed:
+    return k.byteToPacked(in, out, n);
+  case Encoding::Word:
+    return k.byteToWord(in, out, n);
+  case Encoding::Byte:
+    return k.normalizeByte(in, out, n);
+  }
+}
+
+void vmpack::convert(Encoding from, Encoding to, uint32_t bitWidth,
+                     const void *src, void *dst, uint64_t numElements) {
+  if (numElements == 0)
+    return;
+  const auto *in = static_cast<const uint8_t *>(src);
+  auto *out = static_cast<uint8_t *>(dst);
+  if (bitWidth % 8 == 0) {
+    std::memcpy(out, in, *encodedSize(Encoding::Byte, bitWidth, numElements));
+    return;
+  }
+  if (bitWidth > 64)
+    return reference::convert(from, to, bitWidth, src, dst, numElements);
+
+  const KernelSet &k = kernelsFor(bitWidth);
+  if (from == Encoding::Byte)
+    return fromByte(k, to, in, out, numElements);
+  if (to == Encoding::Byte)
+    return toByte(k, from, in, out, numElements);
+
+  // packed <-> word, or a re-normalization within one of them: through
+  // `byte`, one granule-aligned block at a time.
+  constexpr uint64_t kBlockBytes = 16384;
+  uint64_t granule = elementGranule(bitWidth);
+  uint64_t bytesPerElement = (bitWidth + 7) / 8;
+  uint64_t block = kBlockBytes / bytesPerElement / granule * granule;
+  alignas(64) uint8_t scratch[kBlockBytes];
+  for (uint64_t first = 0; first < numElements; first += block) {
+    uint64_t n = std::min(block, numElements - first);
+    toByte(k, from, in + granuleByteOffset(from, bitWidth, first), scratch,
+           n);
+    fromByte(k, to, scratch, out + granuleByteOffset(to, bitWidth, first), n);
+  }
+}
+
+uint64_t vmpack::readElement(Encoding encoding, uint32_t bitWidth,
+                             const void *src, uint64_t index) {
+  if (bitWidth > 64)
+    return reference::readElement(encoding, bitWidth, src, index);
+  uint64_t value;
+  kernelsFor(bitWidth).readRange(encoding, static_cast<const uint8_t *>(src),
+                                 index, 1, &value);
+  return value;
+}

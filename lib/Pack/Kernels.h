@@ -1,0 +1,312 @@
+//===- Kernels.h - Per-width conversion kernels (internal) --------*- C++ -*-===//
+//
+// Kernels<W> holds the fast loops for one element width W (1 ... 64). W is a
+// template parameter so that masks, strides and word geometry are
+// constants and the compiler can unroll and vectorize each loop. Widths that
+// divide 8 get hand-shaped loops (the hot int4/int2/int1 cases); the rest
+// use 64-bit accumulators.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_LIB_PACK_KERNELS_H
+#define VMPACK_LIB_PACK_KERNELS_H
+
+#include "vmpack/Pack/Encoding.h"
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "vmpack's kernels assume a little-endian host");
+
+namespace vmpack::detail {
+
+/// Little-endian loads and stores of N <= 8 bytes. Odd sizes are composed
+/// of power-of-two accesses: going through a stack temporary would stall on
+/// store-to-load forwarding.
+template <unsigned N> inline uint64_t loadLE(const uint8_t *p) {
+  static_assert(N >= 1 && N <= 8, "1 to 8 bytes");
+  if constexpr (N == 1 || N == 2 || N == 4 || N == 8) {
+    std::conditional_t<N == 1, uint8_t,
+                       std::conditional_t<N == 2, uint16_t,
+                                          std::conditional_t<N == 4, uint32_t,
+                                                             uint64_t>>>
+        v;
+    std::memcpy(&v, p, N);
+    return v;
+  } else if constexpr (N == 3) {
+    return loadLE<2>(p) | loadLE<1>(p + 2) << 16;
+  } else if constexpr (N == 5) {
+    return loadLE<4>(p) | loadLE<1>(p + 4) << 32;
+  } else if constexpr (N == 6) {
+    return loadLE<4>(p) | loadLE<2>(p + 4) << 32;
+  } else {
+    // Bytes 3 ... 6 overlap the first load's byte 3 with the same value.
+    return loadLE<4>(p) | loadLE<4>(p + 3) << 24;
+  }
+}
+
+template <unsigned N> inline void storeLE(uint8_t *p, uint64_t v) {
+  static_assert(N >= 1 && N <= 8, "1 to 8 bytes");
+  if constexpr (N == 1 || N == 2 || N == 4 || N == 8) {
+    std::conditional_t<N == 1, uint8_t,
+                       std::conditional_t<N == 2, uint16_t,
+                                          std::conditional_t<N == 4, uint32_t,
+                                                             uint64_t>>>
+        narrow = decltype(narrow)(v);
+    std::memcpy(p, &narrow, N);
+  } else if constexpr (N == 3) {
+    storeLE<2>(p, v);
+    storeLE<1>(p + 2, v >> 16);
+  } else if constexpr (N == 5) {
+    storeLE<4>(p, v);
+    storeLE<1>(p + 4, v >> 32);
+  } else if constexpr (N == 6) {
+    storeLE<4>(p, v);
+    storeLE<2>(p + 4, v >> 32);
+  } else {
+    storeLE<4>(p, v);
+    storeLE<4>(p + 3, v >> 24);
+  }
+}
+
+inline uint64_t loadPartialLE(const uint8_t *p, unsigned n) {
+  uint64_t v = 0;
+  std::memcpy(&v, p, n);
+  return v;
+}
+
+constexpr uint32_t wordBitsFor(uint32_t w) {
+  if (w % 8 == 0)
+    return w;
+  if (w == 1)
+    return 8;
+  uint32_t wide = 2 * w < 64 ? 2 * w : 64;
+  uint32_t bytes = (wide + 7) / 8, p = 1;
+  while (p < bytes)
+    p <<= 1;
+  return 8 * p;
+}
+
+/// Appends W-bit values to a little-endian bit stream, 64 bits at a time.
+template <uint32_t W> struct BitWriter {
+  uint8_t *out;
+  uint64_t acc = 0;
+  unsigned used = 0;
+
+  explicit BitWriter(uint8_t *out) : out(out) {}
+  void put(uint64_t value) {
+    acc |= value << used;
+    used += W;
+    if (used >= 64) {
+      storeLE<8>(out, acc);
+      out += 8;
+      used -= 64;
+      acc = used ? value >> (W - used) : 0;
+    }
+  }
+  /// Writes the partial last word: exactly the bytes that hold bits.
+  void flush() { std::memcpy(out, &acc, (used + 7) / 8); }
+};
+
+template <uint32_t W> struct Kernels {
+  static constexpr uint32_t kBytes = (W + 7) / 8; ///< `byte` stride
+  static constexpr uint64_t kMask = W == 64 ? ~uint64_t(0)
+                                            : (uint64_t(1) << W) - 1;
+  static constexpr uint32_t kWordBits = wordBitsFor(W);
+  static constexpr uint32_t kWordBytes = kWordBits / 8;
+  static constexpr uint32_t kPerWord = W == 1 ? 1 : kWordBits / W;
+
+  static uint64_t loadByteElement(const uint8_t *in, uint64_t k) {
+    return loadLE<kBytes>(in + k * kBytes) & kMask;
+  }
+
+  /// Element k of a packed stream of `srcBytes` bytes, never reading past it.
+  static uint64_t loadPackedElement(const uint8_t *in, uint64_t srcBytes,
+                                    uint64_t k) {
+    uint64_t bit = k * W, byte = bit / 8;
+    unsigned shift = bit % 8;
+    uint64_t v = byte + 8 <= srcBytes
+                     ? loadLE<8>(in + byte)
+                     : loadPartialLE(in + byte, unsigned(srcBytes - byte));
+    v >>= shift;
+    if constexpr (W > 56) {
+      // The element spills into a ninth byte; it exists because the
+      // element's last bit is in it.
+      if (shift + W > 64)
+        v |= uint64_t(in[byte + 8]) << (64 - shift);
+    }
+    return v & kMask;
+  }
+
+  static uint64_t loadWordElement(const uint8_t *in, uint64_t k) {
+    uint64_t word = loadLE<kWordBytes>(in + k / kPerWord * kWordBytes);
+    return (word >> (k % kPerWord * W)) & kMask;
+  }
+
+  static void byteToPacked(const uint8_t *in, uint8_t *out, uint64_t n) {
+    uint64_t done = 0;
+    if constexpr (W == 4) {
+      uint64_t pairs = n / 2;
+      for (uint64_t i = 0; i < pairs; ++i)
+        out[i] = uint8_t((in[2 * i] & 0xF) | (in[2 * i + 1] << 4));
+      done = pairs * 2;
+    } else if constexpr (W == 2) {
+      uint64_t quads = n / 4;
+      for (uint64_t i = 0; i < quads; ++i)
+        out[i] = uint8_t((in[4 * i] & 3) | (in[4 * i + 1] & 3) << 2 |
+                         (in[4 * i + 2] & 3) << 4 | in[4 * i + 3] << 6);
+      done = quads * 4;
+    } else if constexpr (W == 1) {
+      // Gathers bit 0 of eight bytes into one byte with a multiply: the
+      // partial products land on distinct bits, so nothing carries.
+      uint64_t octets = n / 8;
+      for (uint64_t i = 0; i < octets; ++i) {
+        uint64_t x = loadLE<8>(in + 8 * i) & 0x0101010101010101ull;
+        out[i] = uint8_t((x * 0x0102040810204080ull) >> 56);
+      }
+      done = octets * 8;
+    } else if constexpr (W < 8) {
+      // Eight one-byte elements become exactly W bytes.
+      uint64_t octets = n / 8;
+      for (uint64_t i = 0; i < octets; ++i) {
+        uint64_t x = loadLE<8>(in + 8 * i), acc = 0;
+        for (unsigned j = 0; j < 8; ++j)
+          acc |= ((x >> (8 * j)) & kMask) << (j * W);
+        storeLE<W>(out + i * W, acc);
+      }
+      done = octets * 8;
+    }
+    BitWriter<W> writer(out + done * W / 8);
+    for (uint64_t k = done; k < n; ++k)
+      writer.put(loadByteElement(in, k));
+    writer.flush();
+  }
+
+  static void packedToByte(const uint8_t *in, uint8_t *out, uint64_t n) {
+    uint64_t done = 0;
+    if constexpr (W == 4) {
+      uint64_t pairs = n / 2;
+      for (uint64_t i = 0; i < pairs; ++i) {
+        uint8_t b = in[i];
+        out[2 * i] = b & 0xF;
+        out[2 * i + 1] = b >> 4;
+      }
+      done = pairs * 2;
+    } else if constexpr (W == 2) {
+      // One byte holds four elements; spread them to the four bytes of a
+      // 32-bit word.
+      uint64_t quads = n / 4;
+      for (uint64_t i = 0; i < quads; ++i) {
+        uint32_t x = in[i];
+        storeLE<4>(out + 4 * i,
+                   (x | x << 6 | x << 12 | x << 18) & 0x03030303u);
+      }
+      done = quads * 4;
+    } else if constexpr (W == 1) {
+      // Bit j of the input byte to byte j: replicate the byte, keep bit j in
+      // byte j, then turn "nonzero" into 1 without carries between bytes.
+      uint64_t octets = n / 8;
+      for (uint64_t i = 0; i < octets; ++i) {
+        uint64_t spread =
+            (in[i] * 0x0101010101010101ull) & 0x8040201008040201ull;
+        storeLE<8>(out + 8 * i,
+                   ((spread + 0x7F7F7F7F7F7F7F7Full) >> 7) &
+                       0x0101010101010101ull);
+      }
+      done = octets * 8;
+    }
+    uint64_t srcBytes = (n * W + 7) / 8;
+    // Elements whose 8-byte load stays inside the input need no check.
+    uint64_t unchecked = srcBytes >= 9 ? ((srcBytes - 9) * 8) / W : 0;
+    uint64_t k = done;
+    for (; k < unchecked; ++k) {
+      uint64_t bit = k * W;
+      uint64_t v = loadLE<8>(in + bit / 8) >> (bit % 8);
+      if constexpr (W > 56)
+        if (bit % 8 + W > 64)
+          v |= uint64_t(in[bit / 8 + 8]) << (64 - bit % 8);
+      storeLE<kBytes>(out + k * kBytes, v & kMask);
+    }
+    for (; k < n; ++k)
+      storeLE<kBytes>(out + k * kBytes, loadPackedElement(in, srcBytes, k));
+  }
+
+  static void byteToWord(const uint8_t *in, uint8_t *out, uint64_t n) {
+    uint64_t words = n / kPerWord;
+    for (uint64_t w = 0; w < words; ++w) {
+      uint64_t acc = 0;
+      for (unsigned j = 0; j < kPerWord; ++j)
+        acc |= loadByteElement(in, w * kPerWord + j) << (j * W);
+      storeLE<kWordBytes>(out + w * kWordBytes, acc);
+    }
+    if (uint64_t rest = n % kPerWord) {
+      uint64_t acc = 0;
+      for (unsigned j = 0; j < rest; ++j)
+        acc |= loadByteElement(in, words * kPerWord + j) << (j * W);
+      storeLE<kWordBytes>(out + words * kWordBytes, acc);
+    }
+  }
+
+  static void wordToByte(const uint8_t *in, uint8_t *out, uint64_t n) {
+    for (uint64_t k = 0; k < n; ++k)
+      storeLE<kBytes>(out + k * kBytes, loadWordElement(in, k));
+  }
+
+  static void normalizeByte(const uint8_t *in, uint8_t *out, uint64_t n) {
+    for (uint64_t k = 0; k < n; ++k)
+      storeLE<kBytes>(out + k * kBytes, loadByteElement(in, k));
+  }
+
+  /// Elements [first, first + n) as unsigned values. For `packed`, `in`
+  /// must hold the bytes up to the last of those elements and no more is
+  /// read.
+  static void readRange(Encoding encoding, const uint8_t *in, uint64_t first,
+                        uint64_t n, uint64_t *out) {
+    switch (encoding) {
+    case Encoding::Packed: {
+      uint64_t srcBytes = ((first + n) * W + 7) / 8;
+      uint64_t unchecked = srcBytes >= 9 ? ((srcBytes - 9) * 8) / W : 0;
+      uint64_t i = 0;
+      for (; first + i < unchecked && i < n; ++i) {
+        uint64_t bit = (first + i) * W;
+        uint64_t v = loadLE<8>(in + bit / 8) >> (bit % 8);
+        if constexpr (W > 56)
+          if (bit % 8 + W > 64)
+            v |= uint64_t(in[bit / 8 + 8]) << (64 - bit % 8);
+        out[i] = v & kMask;
+      }
+      for (; i < n; ++i)
+        out[i] = loadPackedElement(in, srcBytes, first + i);
+      return;
+    }
+    case Encoding::Byte:
+      for (uint64_t i = 0; i < n; ++i)
+        out[i] = loadByteElement(in, first + i);
+      return;
+    case Encoding::Word:
+      for (uint64_t i = 0; i < n; ++i)
+        out[i] = loadWordElement(in, first + i);
+      return;
+    }
+  }
+};
+
+/// The kernels of one width, as plain function pointers.
+struct KernelSet {
+  void (*byteToPacked)(const uint8_t *, uint8_t *, uint64_t);
+  void (*packedToByte)(const uint8_t *, uint8_t *, uint64_t);
+  void (*byteToWord)(const uint8_t *, uint8_t *, uint64_t);
+  void (*wordToByte)(const uint8_t *, uint8_t *, uint64_t);
+  void (*normalizeByte)(const uint8_t *, uint8_t *, uint64_t);
+  void (*readRange)(Encoding, const uint8_t *, uint64_t, uint64_t,
+                    uint64_t *);
+};
+
+/// Kernels for W in 1 ... 64 (index 0 unused).
+const KernelSet &kernelsFor(uint32_t bitWidth);
+
+} // namespace vmpack::detail
+
+#endif // VMPACK_LIB_PACK_KERNELS_H

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs vmpack's build and test dependencies from Debian 12's archive.
+# Run as root (or with sudo). The README explains what each package is for.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ python3
+  libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
+  libflatbuffers-dev flatbuffers-compiler
+  zlib1g-dev
+  googletest libgtest-dev libbenchmark-dev
+  unzip
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,186 @@
+//===- UnpackTest.cpp - Widening to integers and float32 ------------------===//
+
+#include "vmpack/Pack/Convert.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace vmpack;
+
+namespace {
+
+constexpr Encoding kEncodings[] = {Encoding::Packed, Encoding::Word,
+                                   Encoding::Byte};
+
+TEST(UnpackToInt, FastMatchesReferenceOnRandomRanges) {
+  std::mt19937_64 rng(42);
+  for (uint32_t w = 1; w <= 64; ++w) {
+    for (unsigned dstBytes : {1u, 2u, 4u, 8u}) {
+      if (w > 8 * dstBytes)
+        continue;
+      for (Encoding enc : kEncodings) {
+        for (bool sign : {false, true}) {
+          uint64_t n = 1 + rng() % 700;
+          std::vector<uint8_t> src(*encodedSize(enc, w, n));
+          for (auto &b : src)
+            b = uint8_t(rng());
+          uint64_t first = rng() % n, count = rng() % (n - first + 1);
+          std::vector<uint8_t> fast(count * dstBytes + 8, 0xCC);
+          std::vector<uint8_t> slow(count * dstBytes);
+          unpackToInt(enc, w, sign, src.data(), first, count, fast.data(),
+                      dstBytes);
+          reference::unpackToInt(enc, w, sign, src.data(), first, count,
+                                 slow.data(), dstBytes);
+          ASSERT_TRUE(std::equal(slow.begin(), slow.end(), fast.begin()))
+              << "W=" << w << " dst=" << dstBytes << " "
+              << encodingName(enc) << " sign=" << sign << " first=" << first
+              << " count=" << count;
+          for (size_t i = count * dstBytes; i < fast.size(); ++i)
+            ASSERT_EQ(fast[i], 0xCC);
+        }
+      }
+    }
+  }
+}
+
+TEST(UnpackToInt, Int4SignExtension) {
+  // packed i4 [-8, 7, -1, 0, 5] = nibbles 8,7,F,0,5.
+  std::vector<uint8_t> packed = {0x78, 0x0F, 0x05};
+  int8_t out[5];
+  unpackToInt(Encoding::Packed, 4, true, packed.data(), 0, 5, out, 1);
+  EXPECT_EQ(std::vector<int8_t>(out, out + 5),
+            (std::vector<int8_t>{-8, 7, -1, 0, 5}));
+  int32_t wide[3];
+  unpackToInt(Encoding::Packed, 4, true, packed.data(), 1, 3, wide, 4);
+  EXPECT_EQ(std::vector<int32_t>(wide, wide + 3),
+            (std::vector<int32_t>{7, -1, 0}));
+  uint16_t unsignedOut[2];
+  unpackToInt(Encoding::Packed, 4, false, packed.data(), 0, 2, unsignedOut, 2);
+  EXPECT_EQ(unsignedOut[0], 8);
+  EXPECT_EQ(unsignedOut[1], 7);
+}
+
+struct FloatCase {
+  ScalarKind kind;
+  uint32_t bits;
+  float expected; // NaN means "is NaN"
+};
+
+TEST(DecodeFloat, KnownValuesOfEveryFormat) {
+  const float nan = std::nanf("");
+  const float inf = INFINITY;
+  const FloatCase cases[] = {
+      {ScalarKind::F4E2M1FN, 0x0, 0.0f},
+      {ScalarKind::F4E2M1FN, 0x1, 0.5f},
+      {ScalarKind::F4E2M1FN, 0x2, 1.0f},
+      {ScalarKind::F4E2M1FN, 0x3, 1.5f},
+      {ScalarKind::F4E2M1FN, 0x5, 3.0f},
+      {ScalarKind::F4E2M1FN, 0x7, 6.0f},
+      {ScalarKind::F4E2M1FN, 0xF, -6.0f},
+      {ScalarKind::F6E2M3FN, 0x1F, 7.5f},
+      {ScalarKind::F6E2M3FN, 0x01, 0.125f},
+      {ScalarKind::F6E3M2FN, 0x1F, 28.0f},
+      {ScalarKind::F6E3M2FN, 0x01, 0.0625f},
+      {ScalarKind::F8E5M2, 0x3C, 1.0f},
+      {ScalarKind::F8E5M2, 0x7B, 57344.0f},
+      {ScalarKind::F8E5M2, 0x7C, inf},
+      {ScalarKind::F8E5M2, 0xFC, -inf},
+      {ScalarKind::F8E5M2, 0x7D, nan},
+      {ScalarKind::F8E4M3, 0x38, 1.0f},
+      {ScalarKind::F8E4M3, 0x77, 240.0f},
+      {ScalarKind::F8E4M3, 0x78, inf},
+      {ScalarKind::F8E4M3, 0x79, nan},
+      {ScalarKind::F8E4M3FN, 0x38, 1.0f},
+      {ScalarKind::F8E4M3FN, 0x7E, 448.0f},
+      {ScalarKind::F8E4M3FN, 0x78, 256.0f},
+      {ScalarKind::F8E4M3FN, 0x7F, nan},
+      {ScalarKind::F8E4M3FN, 0xFF, nan},
+      {ScalarKind::F8E4M3FN, 0x01, 0.001953125f},
+      {ScalarKind::F8E5M2FNUZ, 0x7F, 57344.0f},
+      {ScalarKind::F8E5M2FNUZ, 0x80, nan},
+      {ScalarKind::F8E5M2FNUZ, 0x40, 1.0f},
+      {ScalarKind::F8E4M3FNUZ, 0x7F, 240.0f},
+      {ScalarKind::F8E4M3FNUZ, 0x80, nan},
+      {ScalarKind::F8E4M3FNUZ, 0x40, 1.0f},
+      {ScalarKind::F8E4M3B11FNUZ, 0x7F, 30.0f},
+      {ScalarKind::F8E4M3B11FNUZ, 0x58, 1.0f},
+      {ScalarKind::F8E4M3B11FNUZ, 0x80, nan},
+      {ScalarKind::F8E3M4, 0x30, 1.0f},
+      {ScalarKind::F8E3M4, 0x70, inf},
+      {ScalarKind::F8E3M4, 0x6F, 15.5f},
+      {ScalarKind::F8E8M0FNU, 0x7F, 1.0f},
+      {ScalarKind::F8E8M0FNU, 0x00, std::ldexp(1.0f, -127)},
+      {ScalarKind::F8E8M0FNU, 0xFE, std::ldexp(1.0f, 127)},
+      {ScalarKind::F8E8M0FNU, 0xFF, nan},
+      {ScalarKind::BF16, 0x3F80, 1.0f},
+      {ScalarKind::BF16, 0xC040, -3.0f},
+      {ScalarKind::F16, 0x3C00, 1.0f},
+      {ScalarKind::F16, 0x7BFF, 65504.0f},
+      {ScalarKind::F16, 0x0001, std::ldexp(1.0f, -24)},
+      {ScalarKind::F16, 0x7C00, inf},
+      {ScalarKind::F16, 0x7E00, nan},
+      {ScalarKind::TF32, 0x1FC00, 1.0f},
+  };
+  for (const FloatCase &c : cases) {
+    float got = decodeFloat(*floatFormat(c.kind), c.bits);
+    std::string what = toString(ScalarType::floatKind(c.kind)) + " 0x" +
+                       std::to_string(c.bits);
+    if (std::isnan(c.expected))
+      EXPECT_TRUE(std::isnan(got)) << what;
+    else
+      EXPECT_EQ(got, c.expected) << what;
+  }
+}
+
+TEST(DecodeFloat, NegativeZeroOnlyWhereTheFormatHasOne) {
+  EXPECT_TRUE(std::signbit(decodeFloat(*floatFormat(ScalarKind::F8E4M3FN),
+                                       0x80)));
+  EXPECT_EQ(decodeFloat(*floatFormat(ScalarKind::F8E4M3FN), 0x80), 0.0f);
+}
+
+#if defined(__FLT16_MAX__)
+TEST(DecodeFloat, EveryHalfMatchesTheCompiler) {
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    uint16_t h = uint16_t(bits);
+    _Float16 value;
+    std::memcpy(&value, &h, 2);
+    float expected = float(value);
+    float got = decodeFloat(*floatFormat(ScalarKind::F16), bits);
+    if (std::isnan(expected))
+      ASSERT_TRUE(std::isnan(got)) << bits;
+    else
+      ASSERT_EQ(got, expected) << bits;
+  }
+}
+#endif
+
+TEST(UnpackToFloat32, PackedF4AndWordF6AndByteBf16) {
+  // f4E2M1FN [0.5, 6, -1, 3] packed: nibbles 1,7,A,5.
+  std::vector<uint8_t> f4 = {0x71, 0x5A};
+  float out[4];
+  unpackToFloat32(Encoding::Packed, ScalarKind::F4E2M1FN, f4.data(), 0, 4,
+                  out);
+  EXPECT_EQ(std::vector<float>(out, out + 4),
+            (std::vector<float>{0.5f, 6.0f, -1.0f, 3.0f}));
+  unpackToFloat32(Encoding::Packed, ScalarKind::F4E2M1FN, f4.data(), 1, 2,
+                  out);
+  EXPECT_EQ(out[0], 6.0f);
+  EXPECT_EQ(out[1], -1.0f);
+
+  // f6E3M2FN [28, 0.0625] in `word`: P = 16, E = 2.
+  std::vector<uint8_t> f6 = {0x1F | (0x01 << 6), 0x00};
+  unpackToFloat32(Encoding::Word, ScalarKind::F6E3M2FN, f6.data(), 0, 2, out);
+  EXPECT_EQ(out[0], 28.0f);
+  EXPECT_EQ(out[1], 0.0625f);
+
+  std::vector<uint8_t> bf = {0x80, 0x3F, 0x40, 0xC0};
+  unpackToFloat32(Encoding::Byte, ScalarKind::BF16, bf.data(), 0, 2, out);
+  EXPECT_EQ(out[0], 1.0f);
+  EXPECT_EQ(out[1], -3.0f);
+}
+
+} // namespace
