@@ -1,0 +1,174 @@
+//===- vmpack-gen.cpp - Writes llama2-shaped int4 models ------------------===//
+//
+// vmpack-gen -o OUT [--format=mlir|mlir-packed|mlirbc-dense|mlirbc-packed]
+//            [--layers N] [--dim D] [--hidden H] [--seed S] [--timing]
+//
+// Writes a synthetic, deterministic llama2-shaped model whose projection
+// weights are int4: the input for vmpack's tests, demo and benchmarks. The
+// same flags give byte-identical output; the output appears under its name
+// only when complete (written to a temporary file, then renamed).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelBuilder.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace vmpack::gen;
+
+namespace {
+enum class OutputFormat { Text, PackedText, DenseBytecode, PackedBytecode };
+
+llvm::cl::OptionCategory category("vmpack-gen options");
+
+llvm::cl::opt<std::string> outputPath("o", llvm::cl::desc("Output file"),
+                                      llvm::cl::value_desc("file"),
+                                      llvm::cl::Required,
+                                      llvm::cl::cat(category));
+llvm::cl::opt<OutputFormat> format(
+    "format", llvm::cl::desc("What to write"),
+    llvm::cl::values(
+        clEnumValN(OutputFormat::Text, "mlir",
+                   "MLIR text, weights as dense<\"0x...\"> hex"),
+        clEnumValN(OutputFormat::PackedText, "mlir-packed",
+                   "MLIR text, weights packed as dense_resource blobs"),
+        clEnumValN(OutputFormat::DenseBytecode, "mlirbc-dense",
+                   "MLIR bytecode, weights as dense elements"),
+        clEnumValN(OutputFormat::PackedBytecode, "mlirbc-packed",
+                   "MLIR bytecode, weights packed as dense_resource blobs "
+                   "(vmpack `packed` encoding) with vmpack.bitcast")),
+    llvm::cl::init(OutputFormat::DenseBytecode), llvm::cl::cat(category));
+llvm::cl::opt<unsigned> layers("layers",
+                               llvm::cl::desc("Transformer layers (default 1)"),
+                               llvm::cl::init(1), llvm::cl::cat(category));
+llvm::cl::opt<int64_t> dim("dim",
+                           llvm::cl::desc("Model dimension (default 4096)"),
+                           llvm::cl::init(4096), llvm::cl::cat(category));
+llvm::cl::opt<int64_t>
+    hidden("hidden", llvm::cl::desc("Feed-forward dimension (default 11008)"),
+           llvm::cl::init(11008), llvm::cl::cat(category));
+llvm::cl::opt<uint64_t> seed("seed",
+                             llvm::cl::desc("Seed of the weights (default 1)"),
+                             llvm::cl::init(1), llvm::cl::cat(category));
+llvm::cl::opt<bool> timing("timing",
+                           llvm::cl::desc("Print where the time went"),
+                           llvm::cl::init(false), llvm::cl::cat(category));
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Writes the module to `os` in the chosen format.
+LogicalResult emit(ModuleOp module, llvm::raw_ostream &os) {
+  switch (format) {
+  case OutputFormat::Text:
+  case OutputFormat::PackedText:
+    module->print(os, OpPrintingFlags());
+    return success();
+  case OutputFormat::DenseBytecode:
+  case OutputFormat::PackedBytecode:
+    return writeBytecodeToFile(module, os, BytecodeWriterConfig("vmpack-gen"));
+  }
+  llvm_unreachable("unknown format");
+}
+
+/// Writes through a temporary file in the output's directory and renames it
+/// into place, so a reader never sees a half-written model.
+LogicalResult writeOutput(ModuleOp module) {
+  if (outputPath == "-")
+    return emit(module, llvm::outs());
+  auto temp = llvm::sys::fs::TempFile::create(outputPath + ".tmp-%%%%%%");
+  if (!temp) {
+    llvm::errs() << "vmpack-gen: cannot create a temporary file next to '"
+                 << outputPath << "': " << llvm::toString(temp.takeError())
+                 << "\n";
+    return failure();
+  }
+  bool ok;
+  {
+    llvm::raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
+    ok = succeeded(emit(module, os));
+    os.flush();
+    if (os.has_error()) {
+      llvm::errs() << "vmpack-gen: writing '" << outputPath
+                   << "' failed: " << os.error().message() << "\n";
+      os.clear_error();
+      ok = false;
+    }
+  }
+  if (!ok) {
+    llvm::consumeError(temp->discard());
+    return failure();
+  }
+  if (llvm::Error err = temp->keep(outputPath)) {
+    llvm::errs() << "vmpack-gen: cannot rename the output into '"
+                 << outputPath << "': " << llvm::toString(std::move(err))
+                 << "\n";
+    return failure();
+  }
+  return success();
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::cl::HideUnrelatedOptions(category);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "vmpack-gen: writes a synthetic llama2-shaped model with int4 weights\n");
+  if (layers < 1 || dim < 1 || hidden < 1) {
+    llvm::errs() << "vmpack-gen: --layers, --dim and --hidden must be "
+                    "positive\n";
+    return 1;
+  }
+
+  MLIRContext context;
+  context.loadDialect<func::FuncDialect, ml_program::MLProgramDialect>();
+  /// Packed models use vmpack.bitcast, built by name (see ModelBuilder.cpp).
+  context.allowUnregisteredDialects();
+  context.disableMultithreading();
+
+  WeightForm form = format == OutputFormat::PackedText ||
+                            format == OutputFormat::PackedBytecode
+                        ? WeightForm::Packed
+                        : WeightForm::Dense;
+  LlamaConfig config;
+  config.layers = layers;
+  config.dim = dim;
+  config.hidden = hidden;
+
+  auto start = Clock::now();
+  BuildTimings timings;
+  OwningOpRef<ModuleOp> module =
+      buildLlamaModule(context, config, seed, form, timings);
+  double buildSeconds = secondsSince(start);
+  if (failed(verify(*module)))
+    return 1;
+
+  start = Clock::now();
+  if (failed(writeOutput(*module)))
+    return 1;
+  double writeSeconds = secondsSince(start);
+
+  if (timing) {
+    llvm::errs() << llvm::format(
+        "vmpack-gen: generate weights %.3f s, MLIR attributes %.3f s, "
+        "build total %.3f s, write %.3f s\n",
+        timings.generateSeconds, timings.attributeSeconds, buildSeconds,
+        writeSeconds);
+  }
+  return 0;
+}
