@@ -216,6 +216,16 @@ template <uint32_t W> struct Kernels {
                        0x0101010101010101ull);
       }
       done = octets * 8;
+    } else if constexpr (W < 8) {
+      // W bytes hold exactly eight elements.
+      uint64_t octets = n / 8;
+      for (uint64_t i = 0; i < octets; ++i) {
+        uint64_t x = loadLE<W>(in + i * W), bytes = 0;
+        for (unsigned j = 0; j < 8; ++j)
+          bytes |= ((x >> (j * W)) & kMask) << (8 * j);
+        storeLE<8>(out + 8 * i, bytes);
+      }
+      done = octets * 8;
     }
     uint64_t srcBytes = (n * W + 7) / 8;
     // Elements whose 8-byte load stays inside the input need no check.
@@ -269,6 +279,16 @@ template <uint32_t W> struct Kernels {
       uint64_t srcBytes = ((first + n) * W + 7) / 8;
       uint64_t unchecked = srcBytes >= 9 ? ((srcBytes - 9) * 8) / W : 0;
       uint64_t i = 0;
+      if constexpr (W < 8) {
+        // Up to a multiple of eight one by one, then eight per W bytes.
+        for (; (first + i) % 8 != 0 && i < n; ++i)
+          out[i] = loadPackedElement(in, srcBytes, first + i);
+        for (; i + 8 <= n; i += 8) {
+          uint64_t x = loadLE<W>(in + (first + i) / 8 * W);
+          for (unsigned j = 0; j < 8; ++j)
+            out[i + j] = (x >> (j * W)) & kMask;
+        }
+      }
       for (; first + i < unchecked && i < n; ++i) {
         uint64_t bit = (first + i) * W;
         uint64_t v = loadLE<8>(in + bit / 8) >> (bit % 8);
