@@ -1,0 +1,84 @@
+//===- ArchiveReader.h - Reading and verifying a module archive ----*- C++ -*-===//
+//
+// open() performs the structural verification, in time proportional to the
+// index and the number of entries, never to the data: it finds the index via
+// the EOCD trailer, checks the index's CRC, runs the FlatBuffers verifier,
+// validates every segment record, recomputes the canonical layout from the
+// index and compares every byte of ZIP metadata and padding with the file.
+// Every offset in the file is treated as hostile and every sum is checked.
+// After a successful open, only the entries' data bytes are unchecked;
+// verifyContents() checks their CRCs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_ARCHIVE_ARCHIVEREADER_H
+#define VMPACK_ARCHIVE_ARCHIVEREADER_H
+
+#include "vmpack/Archive/SegmentInfo.h"
+#include "vmpack/Archive/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace vmpack::archive {
+
+/// A ZIP entry with opaque contents (the program, the index).
+struct EntryInfo {
+  std::string name;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  uint32_t checksum = 0;
+};
+
+class ArchiveReader {
+public:
+  /// Reads the archive in [data, data + size), which must outlive the
+  /// reader and stay unchanged. Fails with a message naming what is wrong
+  /// and at which offset.
+  static StatusOr<std::unique_ptr<ArchiveReader>> open(const uint8_t *data,
+                                                       size_t size);
+
+  /// Checks the CRC-32 of every segment and of the program with up to
+  /// `threads` threads (0: one per hardware thread), and re-checks the
+  /// metadata and padding. The first mismatch in file order is reported.
+  Status verifyContents(unsigned threads) const;
+
+  uint32_t formatVersion() const { return version; }
+  const std::string &moduleName() const { return module; }
+  const std::string &producer() const { return producedBy; }
+  size_t numSegments() const { return segments.size(); }
+  const SegmentInfo &segment(size_t index) const { return segments[index]; }
+  const std::vector<SegmentInfo> &allSegments() const { return segments; }
+  std::optional<size_t> findSegment(std::string_view name) const;
+  const uint8_t *segmentData(size_t index) const {
+    return base + segments[index].offset;
+  }
+  const EntryInfo &program() const { return programEntry; }
+  const uint8_t *programData() const { return base + programEntry.offset; }
+  const EntryInfo &index() const { return indexEntry; }
+  const uint8_t *fileData() const { return base; }
+  size_t fileSize() const { return size; }
+
+private:
+  ArchiveReader(const uint8_t *base, size_t size) : base(base), size(size) {}
+  Status parse();
+  Status checkMetadata() const;
+
+  const uint8_t *base;
+  size_t size;
+  uint32_t version = 0;
+  std::string module, producedBy;
+  std::vector<SegmentInfo> segments;
+  std::unordered_map<std::string_view, size_t> byName;
+  EntryInfo programEntry, indexEntry;
+};
+
+} // namespace vmpack::archive
+
+#endif // VMPACK_ARCHIVE_ARCHIVEREADER_H

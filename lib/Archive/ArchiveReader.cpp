@@ -1,0 +1,308 @@
+//===- ArchiveReader.cpp - Reading and verifying a module archive ------------===//
+//
+// Nothing in the file is trusted until it has been checked against something
+// else: the trailer against the EOCD record's position, the index against
+// the trailer's CRC and the FlatBuffers verifier, every offset in the index
+// against the canonical layout recomputed from the index, and every byte of
+// ZIP metadata and padding against the bytes that layout implies.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/Archive/ArchiveReader.h"
+
+#include "ModuleIndex.h"
+#include "vmpack/Archive/Checksum.h"
+#include "vmpack/Archive/ZipLayout.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+using namespace vmpack;
+using namespace vmpack::archive;
+using namespace vmpack::archive::detail;
+
+namespace {
+
+constexpr size_t kEndRecordSize = 22;
+constexpr size_t kMinimumFileSize = kEndRecordSize + kTrailerLength;
+/// Verification work unit: big enough to amortize, small enough to balance.
+constexpr uint64_t kVerifyPieceBytes = uint64_t(16) << 20;
+
+std::string hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "0x%08" PRIx32, v);
+  return buf;
+}
+
+std::string range(uint64_t offset, uint64_t length) {
+  return "[" + std::to_string(offset) + ", " + std::to_string(offset + length) +
+         ")";
+}
+
+uint16_t readU16(const uint8_t *p) { return uint16_t(p[0] | (p[1] << 8)); }
+uint32_t readU32(const uint8_t *p) {
+  return uint32_t(readU16(p)) | (uint32_t(readU16(p + 2)) << 16);
+}
+
+/// Explains why the end of the file is not a vmpack EOCD record.
+Status diagnoseMissingTrailer(const uint8_t *base, size_t size) {
+  size_t lowest = size > kEndRecordSize + 0xFFFF ? size - kEndRecordSize - 0xFFFF
+                                                 : 0;
+  for (size_t pos = size - kEndRecordSize + 1; pos-- > lowest;) {
+    if (readU32(base + pos) != 0x06054b50)
+      continue;
+    if (pos + kEndRecordSize + readU16(base + pos + 20) != size)
+      continue;
+    std::string_view comment(reinterpret_cast<const char *>(base) + pos +
+                                 kEndRecordSize,
+                             readU16(base + pos + 20));
+    if (comment.substr(0, 7) == "vmpack ")
+      return Status::error("end-of-central-directory record at offset " +
+                           std::to_string(pos) +
+                           ": its vmpack trailer is malformed");
+    return Status::error("a ZIP archive, but not a vmpack module: the "
+                         "end-of-central-directory record at offset " +
+                         std::to_string(pos) + " has no vmpack trailer");
+  }
+  return Status::error("not a vmpack module, or truncated: no "
+                       "end-of-central-directory record with a vmpack trailer "
+                       "at the end of the file (" +
+                       std::to_string(size) + " bytes)");
+}
+
+/// Compares the canonical bytes `expected` with the file at `offset`.
+Status compareBytes(const uint8_t *base, uint64_t offset,
+                    const std::string &expected, const std::string &what) {
+  const auto *want = reinterpret_cast<const uint8_t *>(expected.data());
+  if (std::memcmp(base + offset, want, expected.size()) == 0)
+    return Status::ok();
+  size_t i = 0;
+  while (base[offset + i] == want[i])
+    ++i;
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "0x%02x where the format requires 0x%02x",
+                base[offset + i], want[i]);
+  return Status::error(what + ": byte at offset " +
+                       std::to_string(offset + i) + " is " + buf);
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<ArchiveReader>>
+ArchiveReader::open(const uint8_t *data, size_t size) {
+  if (!data)
+    return Status::error("no data");
+  if (reinterpret_cast<uintptr_t>(data) % kIndexAlignment != 0)
+    return Status::error("the module buffer must be " +
+                         std::to_string(kIndexAlignment) + "-byte aligned");
+  std::unique_ptr<ArchiveReader> reader(new ArchiveReader(data, size));
+  if (Status st = reader->parse(); !st)
+    return st;
+  return reader;
+}
+
+Status ArchiveReader::parse() {
+  if (size < kMinimumFileSize)
+    return Status::error("file of " + std::to_string(size) +
+                         " bytes is too small to be a vmpack module");
+  // 1. The EOCD record, whose comment is the fixed-size trailer.
+  size_t eocd = size - kMinimumFileSize;
+  if (readU32(base + eocd) != 0x06054b50 ||
+      readU16(base + eocd + 20) != kTrailerLength)
+    return diagnoseMissingTrailer(base, size);
+  std::string_view comment(reinterpret_cast<const char *>(base) + eocd +
+                               kEndRecordSize,
+                           kTrailerLength);
+  std::optional<Trailer> trailer = parseTrailer(comment);
+  if (!trailer)
+    return Status::error("end-of-central-directory record at offset " +
+                         std::to_string(eocd) +
+                         ": its vmpack trailer is malformed");
+  if (trailer->formatVersion != kFormatVersion)
+    return Status::error("format version " +
+                         std::to_string(trailer->formatVersion) +
+                         " is not supported (this reader knows version " +
+                         std::to_string(kFormatVersion) + ")");
+
+  // 2. The index: in bounds, aligned, CRC as the trailer says, verified.
+  uint64_t indexEnd;
+  if (__builtin_add_overflow(trailer->indexOffset, trailer->indexLength,
+                             &indexEnd) ||
+      indexEnd > eocd)
+    return Status::error("trailer: index " +
+                         range(trailer->indexOffset, trailer->indexLength) +
+                         " lies outside the file's " + std::to_string(eocd) +
+                         " bytes before the end record");
+  if (trailer->indexOffset % kIndexAlignment != 0)
+    return Status::error("trailer: index offset " +
+                         std::to_string(trailer->indexOffset) +
+                         " is not a multiple of " +
+                         std::to_string(kIndexAlignment));
+  const uint8_t *indexData = base + trailer->indexOffset;
+  uint32_t indexCrc = crc32Update(0, indexData, trailer->indexLength);
+  if (indexCrc != trailer->indexChecksum)
+    return Status::error("index at " +
+                         range(trailer->indexOffset, trailer->indexLength) +
+                         ": CRC-32 is " + hex32(indexCrc) +
+                         ", the trailer says " +
+                         hex32(trailer->indexChecksum));
+  StatusOr<ModuleContents> contents =
+      decodeIndex(indexData, size_t(trailer->indexLength));
+  if (!contents)
+    return contents.status();
+  version = contents->formatVersion;
+  module = std::move(contents->moduleName);
+  producedBy = std::move(contents->producer);
+  segments = std::move(contents->segments);
+  programEntry = std::move(contents->program);
+  indexEntry = {std::string(kIndexEntryName), trailer->indexOffset,
+                trailer->indexLength, indexCrc};
+  for (size_t i = 0; i < segments.size(); ++i)
+    if (!byName.emplace(segments[i].name, i).second)
+      return Status::error("index: segment name '" + segments[i].name +
+                           "' appears twice");
+
+  // 3. Every offset must be the one the canonical layout gives.
+  std::vector<ZipEntry> entries =
+      moduleEntries(segments, programEntry, indexEntry.length, indexCrc);
+  StatusOr<ZipPlan> plan = planZip(entries, kTrailerLength);
+  if (!plan)
+    return Status::error("index: " + plan.status().message());
+  if (plan->fileSize != size)
+    return Status::error(
+        "file is " + std::to_string(size) + " bytes but its index describes " +
+        std::to_string(plan->fileSize) +
+        (size < plan->fileSize ? " (truncated?)" : " (trailing bytes?)"));
+  for (size_t i = 0; i < segments.size(); ++i)
+    if (segments[i].offset != plan->entries[i].dataOffset)
+      return Status::error("index: segment '" + segments[i].name +
+                           "' claims offset " +
+                           std::to_string(segments[i].offset) +
+                           ", but its entry's data starts at " +
+                           std::to_string(plan->entries[i].dataOffset));
+  if (programEntry.offset != plan->entries[segments.size()].dataOffset)
+    return Status::error("index: program claims offset " +
+                         std::to_string(programEntry.offset) +
+                         ", but its entry's data starts at " +
+                         std::to_string(
+                             plan->entries[segments.size()].dataOffset));
+  if (indexEntry.offset != plan->entries.back().dataOffset)
+    return Status::error("trailer: index offset " +
+                         std::to_string(indexEntry.offset) +
+                         " is not where its ZIP entry's data starts (" +
+                         std::to_string(plan->entries.back().dataOffset) +
+                         ")");
+  // 4. Every metadata and padding byte.
+  return checkMetadata();
+}
+
+Status ArchiveReader::checkMetadata() const {
+  std::vector<ZipEntry> entries =
+      moduleEntries(segments, programEntry, indexEntry.length,
+                    indexEntry.checksum);
+  StatusOr<ZipPlan> plan = planZip(entries, kTrailerLength);
+  if (!plan || plan->fileSize != size)
+    return Status::error("internal error: layout changed after open");
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const ZipPlacement &p = plan->entries[i];
+    std::string what = "local header of ZIP entry '" + entries[i].name +
+                       "' (" + range(p.prefixOffset,
+                                     p.dataOffset - p.prefixOffset) +
+                       ", headers and zero padding)";
+    if (Status st = compareBytes(base, p.prefixOffset,
+                                 localPrefixBytes(entries[i], p), what);
+        !st)
+      return st;
+  }
+  Trailer trailer;
+  trailer.indexOffset = indexEntry.offset;
+  trailer.indexLength = indexEntry.length;
+  trailer.indexChecksum = indexEntry.checksum;
+  return compareBytes(
+      base, plan->centralDirectoryOffset,
+      centralDirectoryAndEndBytes(entries, *plan, formatTrailer(trailer)),
+      "central directory and end records (" +
+          range(plan->centralDirectoryOffset,
+                size - plan->centralDirectoryOffset) +
+          ")");
+}
+
+std::optional<size_t> ArchiveReader::findSegment(std::string_view name) const {
+  auto it = byName.find(name);
+  if (it == byName.end())
+    return std::nullopt;
+  return it->second;
+}
+
+Status ArchiveReader::verifyContents(unsigned threads) const {
+  if (Status st = checkMetadata(); !st)
+    return st;
+  uint32_t indexCrc = crc32Update(0, base + indexEntry.offset,
+                                  indexEntry.length);
+  if (indexCrc != indexEntry.checksum)
+    return Status::error("index at " +
+                         range(indexEntry.offset, indexEntry.length) +
+                         ": CRC-32 is " + hex32(indexCrc) + ", expected " +
+                         hex32(indexEntry.checksum));
+
+  // Entries to check, in file order: segments, then the program.
+  struct Target {
+    uint64_t offset, length;
+    uint32_t expected;
+    size_t firstPiece, numPieces;
+  };
+  std::vector<Target> targets;
+  struct Piece {
+    uint64_t offset, length;
+  };
+  std::vector<Piece> pieces;
+  auto addTarget = [&](uint64_t offset, uint64_t length, uint32_t expected) {
+    Target t{offset, length, expected, pieces.size(), 0};
+    for (uint64_t done = 0; done < length; done += kVerifyPieceBytes)
+      pieces.push_back({offset + done, std::min(kVerifyPieceBytes,
+                                                length - done)});
+    t.numPieces = pieces.size() - t.firstPiece;
+    targets.push_back(t);
+  };
+  for (const SegmentInfo &s : segments)
+    addTarget(s.offset, s.length, s.checksum);
+  addTarget(programEntry.offset, programEntry.length, programEntry.checksum);
+
+  std::vector<uint32_t> crcs(pieces.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < pieces.size();)
+      crcs[i] = crc32Update(0, base + pieces[i].offset, pieces[i].length);
+  };
+  if (threads == 0)
+    threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = unsigned(std::min<size_t>(threads, pieces.size()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(work);
+  work();
+  for (std::thread &t : pool)
+    t.join();
+
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const Target &t = targets[i];
+    uint32_t crc = 0;
+    for (size_t k = 0; k < t.numPieces; ++k) {
+      const Piece &p = pieces[t.firstPiece + k];
+      crc = crc32Combine(crc, crcs[t.firstPiece + k], p.length);
+    }
+    if (crc != t.expected) {
+      std::string what = i < segments.size()
+                             ? "segment '" + segments[i].name + "'"
+                             : std::string("program");
+      return Status::error(what + " at " + range(t.offset, t.length) +
+                           ": CRC-32 of the stored bytes is " + hex32(crc) +
+                           ", the index says " + hex32(t.expected));
+    }
+  }
+  return Status::ok();
+}

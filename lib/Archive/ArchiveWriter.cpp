@@ -1,0 +1,390 @@
+//===- ArchiveWriter.cpp - Writing a module archive --------------------------===//
+//
+// The layout is planned in beginData(), before any data exists: segment
+// sizes are declared, and the index's size does not depend on the values
+// (checksums) that are only known at the end (see buildIndex). Producers then
+// pwrite chunks at their final offsets in any order; the CRC of each chunk is
+// merged with its neighbours' as soon as they touch, so the bookkeeping stays
+// small for in-order producers and the final CRC needs no second pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/Archive/ArchiveWriter.h"
+
+#include "FileIO.h"
+#include "ModuleIndex.h"
+#include "vmpack/Archive/Checksum.h"
+#include "vmpack/Archive/SegmentInfo.h"
+#include "vmpack/Archive/ZipLayout.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
+#include <map>
+#include <mutex>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <unordered_set>
+
+using namespace vmpack;
+using namespace vmpack::archive;
+using namespace vmpack::archive::detail;
+
+namespace vmpack::archive {
+
+class ArchiveWriterImpl {
+public:
+  enum class Phase { Plan, Data, Finished };
+
+  std::string path;
+  std::string tempPath;
+  WriterOptions options;
+  int fd = -1;
+  Phase phase = Phase::Plan;
+
+  ModuleContents contents;
+  std::string programBytes;
+  std::unordered_set<std::string> names;
+
+  std::vector<ZipEntry> entries;
+  ZipPlan plan;
+  uint64_t indexLength = 0;
+
+  /// A written, checksummed byte range [start, end) of one segment.
+  struct Piece {
+    uint64_t end;
+    uint32_t crc;
+  };
+  std::mutex mutex;
+  std::vector<std::map<uint64_t, Piece>> written; // by segment, keyed by start
+  std::atomic<bool> failed{false};
+  Status firstError = Status::ok(); // guarded by mutex
+  bool tempRemoved = false;         // guarded by mutex
+
+  /// Records the first failure and removes the temporary file at once, so
+  /// that no failure path leaves it behind.
+  Status fail(Status status) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!failed.exchange(true)) {
+      firstError = status;
+      removeTempLocked();
+    }
+    return firstError;
+  }
+  Status currentError() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return firstError;
+  }
+  void removeTempLocked() {
+    if (!tempRemoved && !tempPath.empty()) {
+      ::unlink(tempPath.c_str());
+      tempRemoved = true;
+    }
+  }
+
+  Status recordPiece(uint32_t segment, uint64_t start, uint64_t end,
+                     uint32_t crc);
+  Status checkCoverage(uint32_t segment, uint32_t &crc);
+};
+
+} // namespace vmpack::archive
+
+Status ArchiveWriterImpl::recordPiece(uint32_t segment, uint64_t start,
+                                      uint64_t end, uint32_t crc) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto &pieces = written[segment];
+  auto next = pieces.lower_bound(start);
+  auto overlap = [&](uint64_t a, uint64_t b) {
+    return Status::error("segment '" + contents.segments[segment].name +
+                         "': bytes [" + std::to_string(a) + ", " +
+                         std::to_string(b) + ") were written twice");
+  };
+  if (next != pieces.end() && next->first < end)
+    return overlap(next->first, std::min(end, next->second.end));
+  if (next != pieces.begin()) {
+    auto prev = std::prev(next);
+    if (prev->second.end > start)
+      return overlap(start, std::min(end, prev->second.end));
+    if (prev->second.end == start) {
+      crc = crc32Combine(prev->second.crc, crc, end - start);
+      start = prev->first;
+      pieces.erase(prev);
+    }
+  }
+  if (next != pieces.end() && next->first == end) {
+    crc = crc32Combine(crc, next->second.crc, next->second.end - end);
+    end = next->second.end;
+    pieces.erase(next);
+  }
+  pieces.emplace(start, Piece{end, crc});
+  return Status::ok();
+}
+
+Status ArchiveWriterImpl::checkCoverage(uint32_t segment, uint32_t &crc) {
+  const SegmentInfo &s = contents.segments[segment];
+  const auto &pieces = written[segment];
+  if (s.length == 0) {
+    crc = 0;
+    return Status::ok();
+  }
+  if (pieces.size() == 1 && pieces.begin()->first == 0 &&
+      pieces.begin()->second.end == s.length) {
+    crc = pieces.begin()->second.crc;
+    return Status::ok();
+  }
+  uint64_t holeStart = 0;
+  for (const auto &[start, piece] : pieces) {
+    if (start != holeStart)
+      break;
+    holeStart = piece.end;
+  }
+  uint64_t holeEnd = s.length;
+  auto after = pieces.upper_bound(holeStart);
+  if (after != pieces.end())
+    holeEnd = after->first;
+  return Status::error("segment '" + s.name + "': bytes [" +
+                       std::to_string(holeStart) + ", " +
+                       std::to_string(holeEnd) + ") of " +
+                       std::to_string(s.length) + " were never written");
+}
+
+ArchiveWriter::ArchiveWriter(std::unique_ptr<ArchiveWriterImpl> impl)
+    : impl(std::move(impl)) {}
+
+ArchiveWriter::~ArchiveWriter() {
+  if (impl->fd >= 0)
+    ::close(impl->fd);
+  if (impl->phase != ArchiveWriterImpl::Phase::Finished) {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    impl->removeTempLocked();
+  }
+}
+
+StatusOr<std::unique_ptr<ArchiveWriter>>
+ArchiveWriter::create(const std::string &path, WriterOptions options) {
+  if (path.empty())
+    return Status::error("empty output path");
+  // A file-size limit must surface as EFBIG from pwrite, not kill us.
+  std::signal(SIGXFSZ, SIG_IGN);
+
+  auto impl = std::make_unique<ArchiveWriterImpl>();
+  impl->path = path;
+  impl->options = std::move(options);
+  impl->contents.moduleName = impl->options.moduleName;
+  impl->contents.producer = impl->options.producer;
+  impl->contents.program.name = std::string(kProgramEntryName);
+
+  static std::atomic<uint64_t> counter{0};
+  for (int attempt = 0;; ++attempt) {
+    std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                       std::to_string(counter++);
+    // 0666 minus the umask, like any file the user creates.
+    int fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      impl->fd = fd;
+      impl->tempPath = temp;
+      break;
+    }
+    if (errno != EEXIST || attempt > 100)
+      return Status::error("cannot create a temporary file in '" +
+                           parentDirectory(path) + "' for '" + path +
+                           "': " + errnoText(errno));
+  }
+  return std::unique_ptr<ArchiveWriter>(new ArchiveWriter(std::move(impl)));
+}
+
+StatusOr<uint32_t> ArchiveWriter::addSegment(SegmentDesc desc) {
+  if (impl->phase != ArchiveWriterImpl::Phase::Plan)
+    return Status::error("addSegment('" + desc.name +
+                         "') after beginData(): the layout is fixed");
+  if (impl->failed)
+    return impl->currentError();
+  if (impl->contents.segments.size() >= UINT32_MAX)
+    return Status::error("too many segments");
+  SegmentInfo s;
+  s.name = std::move(desc.name);
+  s.mlirType = std::move(desc.mlirType);
+  s.elementType = desc.elementType;
+  s.shape = std::move(desc.shape);
+  s.encoding = desc.encoding;
+  s.length = desc.length;
+  s.alignment = desc.alignment;
+  s.sourceKind = desc.sourceKind;
+  s.sourceKey = std::move(desc.sourceKey);
+  s.sourceAlignment = desc.sourceAlignment;
+  if (Status st = validateSegment(s); !st)
+    return st;
+  if (!impl->names.insert(s.name).second)
+    return Status::error("duplicate segment name '" + s.name + "'");
+  impl->contents.segments.push_back(std::move(s));
+  return uint32_t(impl->contents.segments.size() - 1);
+}
+
+void ArchiveWriter::setProgram(std::string bytes) {
+  impl->programBytes = std::move(bytes);
+}
+
+Status ArchiveWriter::beginData() {
+  ArchiveWriterImpl &w = *impl;
+  if (w.phase != ArchiveWriterImpl::Phase::Plan)
+    return Status::error("beginData() called twice");
+  if (w.failed)
+    return w.currentError();
+  ModuleContents &c = w.contents;
+  c.program.length = w.programBytes.size();
+  c.program.checksum =
+      crc32Update(0, w.programBytes.data(), w.programBytes.size());
+  // Checksums and offsets are still zero; they do not change the size.
+  w.indexLength = buildIndex(c).size();
+  w.entries = moduleEntries(c.segments, c.program, w.indexLength, 0);
+  StatusOr<ZipPlan> plan = planZip(w.entries, kTrailerLength);
+  if (!plan)
+    return w.fail(plan.status());
+  w.plan = std::move(*plan);
+  for (size_t i = 0; i < c.segments.size(); ++i)
+    c.segments[i].offset = w.plan.entries[i].dataOffset;
+  c.program.offset = w.plan.entries[c.segments.size()].dataOffset;
+  w.written.resize(c.segments.size());
+
+  // Reserve every block now, so that a full disk or a file-size limit is
+  // reported here rather than halfway through the data.
+  int err = ::posix_fallocate(w.fd, 0, off_t(w.plan.fileSize));
+  if (err == EOPNOTSUPP || err == ENOSYS || err == EINVAL) {
+    if (::ftruncate(w.fd, off_t(w.plan.fileSize)) != 0)
+      err = errno;
+    else
+      err = 0;
+  }
+  if (err != 0)
+    return w.fail(Status::error(
+        "cannot reserve " + std::to_string(w.plan.fileSize) + " bytes for '" +
+        w.path + "': " + errnoText(err)));
+  if (Status st = pwriteAll(w.fd, w.programBytes.data(), w.programBytes.size(),
+                            c.program.offset, "writing the program of '" +
+                                                  w.path + "'");
+      !st)
+    return w.fail(st);
+  w.programBytes.clear();
+  w.programBytes.shrink_to_fit();
+  w.phase = ArchiveWriterImpl::Phase::Data;
+  return Status::ok();
+}
+
+Status ArchiveWriter::writeSegmentData(uint32_t segment,
+                                       uint64_t offsetInSegment,
+                                       const void *data, size_t size) {
+  ArchiveWriterImpl &w = *impl;
+  if (w.phase != ArchiveWriterImpl::Phase::Data)
+    return Status::error("writeSegmentData outside beginData() ... finish()");
+  if (w.failed)
+    return w.currentError();
+  if (segment >= w.contents.segments.size())
+    return w.fail(Status::error("writeSegmentData: no segment number " +
+                                std::to_string(segment)));
+  const SegmentInfo &s = w.contents.segments[segment];
+  uint64_t end;
+  if (__builtin_add_overflow(offsetInSegment, uint64_t(size), &end) ||
+      end > s.length)
+    return w.fail(Status::error(
+        "segment '" + s.name + "': chunk [" + std::to_string(offsetInSegment) +
+        ", +" + std::to_string(size) + ") exceeds its length " +
+        std::to_string(s.length)));
+  if (size == 0)
+    return Status::ok();
+  uint32_t crc = crc32Update(0, data, size);
+  if (Status st = pwriteAll(w.fd, data, size, s.offset + offsetInSegment,
+                            "writing segment '" + s.name + "' to '" + w.path +
+                                "'");
+      !st)
+    return w.fail(st);
+  if (Status st = w.recordPiece(segment, offsetInSegment, end, crc); !st)
+    return w.fail(st);
+  return Status::ok();
+}
+
+Status ArchiveWriter::finish() {
+  ArchiveWriterImpl &w = *impl;
+  if (w.phase == ArchiveWriterImpl::Phase::Plan)
+    return w.fail(Status::error("finish() without beginData()"));
+  if (w.phase == ArchiveWriterImpl::Phase::Finished)
+    return Status::error("finish() called twice");
+  if (w.failed)
+    return w.currentError();
+  ModuleContents &c = w.contents;
+  for (uint32_t i = 0; i < c.segments.size(); ++i) {
+    if (Status st = w.checkCoverage(i, c.segments[i].checksum); !st)
+      return w.fail(st);
+    w.entries[i].crc = c.segments[i].checksum;
+  }
+  w.written.clear();
+
+  std::string index = buildIndex(c);
+  if (index.size() != w.indexLength)
+    return w.fail(Status::error("internal error: the index changed size from " +
+                                std::to_string(w.indexLength) + " to " +
+                                std::to_string(index.size()) + " bytes"));
+  uint32_t indexCrc = crc32Update(0, index.data(), index.size());
+  w.entries.back().crc = indexCrc;
+  const ZipPlacement &indexPlacement = w.plan.entries.back();
+
+  for (size_t i = 0; i < w.entries.size(); ++i) {
+    std::string prefix = localPrefixBytes(w.entries[i], w.plan.entries[i]);
+    if (Status st = pwriteAll(w.fd, prefix.data(), prefix.size(),
+                              w.plan.entries[i].prefixOffset,
+                              "writing ZIP headers to '" + w.path + "'");
+        !st)
+      return w.fail(st);
+  }
+  if (Status st = pwriteAll(w.fd, index.data(), index.size(),
+                            indexPlacement.dataOffset,
+                            "writing the index to '" + w.path + "'");
+      !st)
+    return w.fail(st);
+  Trailer trailer;
+  trailer.indexOffset = indexPlacement.dataOffset;
+  trailer.indexLength = index.size();
+  trailer.indexChecksum = indexCrc;
+  std::string tail =
+      centralDirectoryAndEndBytes(w.entries, w.plan, formatTrailer(trailer));
+  if (Status st = pwriteAll(w.fd, tail.data(), tail.size(),
+                            w.plan.centralDirectoryOffset,
+                            "writing the central directory to '" + w.path +
+                                "'");
+      !st)
+    return w.fail(st);
+
+  if (w.options.fsync && ::fsync(w.fd) != 0)
+    return w.fail(Status::error("fsync of '" + w.tempPath +
+                                "': " + errnoText(errno)));
+  int fd = w.fd;
+  w.fd = -1;
+  if (::close(fd) != 0)
+    return w.fail(Status::error("closing '" + w.tempPath +
+                                "': " + errnoText(errno)));
+  if (::rename(w.tempPath.c_str(), w.path.c_str()) != 0)
+    return w.fail(Status::error("renaming '" + w.tempPath + "' to '" + w.path +
+                                "': " + errnoText(errno)));
+  w.phase = ArchiveWriterImpl::Phase::Finished;
+  if (w.options.fsync) {
+    // Make the rename itself durable.
+    std::string dir = parentDirectory(w.path);
+    int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirFd < 0)
+      return Status::error("opening directory '" + dir +
+                           "' to fsync it: " + errnoText(errno));
+    int rc = ::fsync(dirFd);
+    int err = errno;
+    ::close(dirFd);
+    if (rc != 0)
+      return Status::error("fsync of directory '" + dir +
+                           "': " + errnoText(err));
+  }
+  return Status::ok();
+}
+
+uint64_t ArchiveWriter::plannedFileSize() const { return impl->plan.fileSize; }
+
+uint64_t ArchiveWriter::segmentFileOffset(uint32_t segment) const {
+  return impl->contents.segments.at(segment).offset;
+}

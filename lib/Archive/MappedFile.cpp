@@ -1,0 +1,47 @@
+//===- MappedFile.cpp - A read-only memory map of a whole file ---------------===//
+
+#include "vmpack/Archive/MappedFile.h"
+
+#include "FileIO.h"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace vmpack::archive;
+using namespace vmpack::archive::detail;
+
+StatusOr<std::unique_ptr<MappedFile>>
+MappedFile::open(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return Status::error("cannot open '" + path + "': " + errnoText(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Status::error("cannot stat '" + path + "': " + errnoText(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::error("'" + path + "' is not a regular file");
+  }
+  if (st.st_size == 0) {
+    ::close(fd);
+    return Status::error("'" + path + "' is empty, not a vmpack module");
+  }
+  size_t size = size_t(st.st_size);
+  void *p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  int err = errno;
+  ::close(fd); // the mapping keeps the file alive
+  if (p == MAP_FAILED)
+    return Status::error("cannot map '" + path + "': " + errnoText(err));
+  return std::unique_ptr<MappedFile>(
+      new MappedFile(static_cast<const uint8_t *>(p), size));
+}
+
+MappedFile::~MappedFile() {
+  ::munmap(const_cast<uint8_t *>(base), length);
+}
