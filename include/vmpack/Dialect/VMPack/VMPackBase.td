@@ -1,0 +1,43 @@
+//===- VMPackBase.td - The vmpack dialect ------------------*- tablegen -*-===//
+//
+// The dialect definition shared by the op and attribute definitions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_DIALECT_VMPACK_VMPACKBASE_TD
+#define VMPACK_DIALECT_VMPACK_VMPACKBASE_TD
+
+include "mlir/IR/OpBase.td"
+
+def VMPack_Dialect : Dialect {
+  let name = "vmpack";
+  let cppNamespace = "::mlir::vmpack";
+  let summary = "Packed storage of sub-byte constants";
+  let description = [{
+    The `vmpack` dialect describes constants whose elements are narrower than
+    a byte (i1 ... i7, f4E2M1FN, f6, tf32, complex of those) once they are
+    held as packed byte storage (docs/packing.md, encoding `packed`).
+
+    - `vmpack.bitcast` reinterprets a 1-D `i8` storage tensor as a tensor of
+      the logical type, and back.
+    - The discardable attribute `vmpack.logical_type` records the logical
+      type of a constant or global whose storage type is packed bytes.
+    - `#vmpack.encoding<packed|word|byte>` names one of the three encodings.
+  }];
+
+  let hasOperationAttrVerify = 1;
+  let useDefaultAttributePrinterParser = 1;
+
+  let extraClassDeclaration = [{
+    /// The discardable attribute holding the logical type (a TypeAttr of a
+    /// statically shaped type) of an op whose storage type is packed bytes.
+    static ::llvm::StringRef getLogicalTypeAttrName() {
+      return "vmpack.logical_type";
+    }
+
+    /// Adds the attributes of VMPackAttrs.td (defined in VMPackAttrs.cpp).
+    void registerAttributes();
+  }];
+}
+
+#endif // VMPACK_DIALECT_VMPACK_VMPACKBASE_TD
