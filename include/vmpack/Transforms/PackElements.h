@@ -1,0 +1,37 @@
+//===- PackElements.h - Packing constant payloads ----------------*- C++ -*-===//
+//
+// Turns the payload of a constant, as MLIR holds it (a DenseElementsAttr's
+// raw data, or a dense_resource blob in MLIR's storage layout), into a blob
+// in the `packed` encoding of docs/packing.md, with the fast kernels of
+// vmpack/Pack/Convert.h: no per-element APInt.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_TRANSFORMS_PACKELEMENTS_H
+#define VMPACK_TRANSFORMS_PACKELEMENTS_H
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlir::vmpack {
+
+/// Alignment of the blobs packElements() creates: a cache line, so that
+/// every segment a runtime maps is aligned for vector loads.
+constexpr size_t kPackedBlobAlignment = 64;
+
+/// Whether packElements() can read `value`: a DenseIntOrFPElementsAttr or a
+/// DenseResourceElementsAttr, statically shaped, of a packable element type.
+bool isPackableElementsAttr(Attribute value);
+
+/// Packs `value` (see isPackableElementsAttr) into a new heap blob in the
+/// `packed` encoding. A dense_resource blob must be in MLIR's storage layout
+/// (getMlirStorageEncoding() of PackedLayout.h); for i1 one byte per element
+/// is accepted too, as MLIR's own DenseResourceElementsAttr<bool> writes it.
+/// A missing or elided blob, or one of the wrong size, is reported at `loc`.
+FailureOr<AsmResourceBlob> packElements(ElementsAttr value, Location loc);
+
+} // namespace mlir::vmpack
+
+#endif // VMPACK_TRANSFORMS_PACKELEMENTS_H

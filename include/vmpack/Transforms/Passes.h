@@ -1,0 +1,29 @@
+//===- Passes.h - vmpack passes ----------------------------------*- C++ -*-===//
+//
+// Declares the vmpack passes (createPackSubByteConstantsPass, ...) and
+// registerVMPackPasses(), which makes them available to vmpack-opt.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_TRANSFORMS_PASSES_H
+#define VMPACK_TRANSFORMS_PASSES_H
+
+#include "vmpack/Dialect/VMPack/VMPackDialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::vmpack {
+
+#define GEN_PASS_DECL
+#include "vmpack/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "vmpack/Transforms/Passes.h.inc"
+
+} // namespace mlir::vmpack
+
+#endif // VMPACK_TRANSFORMS_PASSES_H

@@ -1,0 +1,45 @@
+//===- Passes.td - vmpack passes ---------------------------*- tablegen -*-===//
+
+#ifndef VMPACK_TRANSFORMS_PASSES_TD
+#define VMPACK_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PackSubByteConstantsPass
+    : Pass<"vmpack-pack-subbyte-constants", "::mlir::ModuleOp"> {
+  let summary = "Store sub-byte constants as packed byte blobs";
+  let description = [{
+    Rewrites every constant whose element width W is not a multiple of 8
+    (i1 ... i7, i9 ..., f4E2M1FN, f6*, tf32, complex of those) into packed
+    byte storage (docs/packing.md, encoding `packed`) held in a
+    `dense_resource` blob over a 1-D `tensor<Nxi8>`, keeping the logical
+    type:
+
+    - `arith.constant` (tensor): becomes an i8 constant carrying
+      `vmpack.logical_type`, followed by a `vmpack.bitcast` back to the
+      logical type that replaces every use;
+    - `ml_program.global`: its type becomes `tensor<Nxi8>` and it carries
+      `vmpack.logical_type`; every load is followed by a `vmpack.bitcast` to
+      the logical type and every store is preceded by one to the storage
+      type;
+    - `memref.global`: its type becomes `memref<Nxi8>` and it carries
+      `vmpack.logical_type`, but only when no `memref.get_global` uses it:
+      there is no memref form of `vmpack.bitcast`.
+
+    Resource keys are the global's symbol name, or `<function>_cst` for an
+    `arith.constant`, made unique by MLIR. Constants that already carry
+    `vmpack.logical_type` are left alone, so the pass is idempotent.
+  }];
+
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", /*default=*/"1",
+           "Only pack constants with at least this many elements">,
+    ListOption<"ops", "ops", "std::string",
+               "Op kinds to pack, from arith.constant, ml_program.global, "
+               "memref.global (default: all)">
+  ];
+
+  let dependentDialects = ["::mlir::vmpack::VMPackDialect"];
+}
+
+#endif // VMPACK_TRANSFORMS_PASSES_TD

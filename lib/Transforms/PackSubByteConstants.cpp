@@ -1,0 +1,275 @@
+//===- PackSubByteConstants.cpp - Sub-byte constants as packed blobs -------===//
+//
+// --vmpack-pack-subbyte-constants: stores every sub-byte constant of
+// arith.constant, ml_program.global and memref.global as a dense_resource
+// blob of packed bytes (docs/packing.md), keeping its logical type in
+// `vmpack.logical_type` and reaching it through `vmpack.bitcast`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/Transforms/Passes.h"
+
+#include "vmpack/Dialect/VMPack/PackedLayout.h"
+#include "vmpack/Dialect/VMPack/VMPackDialect.h"
+#include "vmpack/Dialect/VMPack/VMPackOps.h"
+#include "vmpack/Transforms/PackElements.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::vmpack {
+#define GEN_PASS_DEF_PACKSUBBYTECONSTANTSPASS
+#include "vmpack/Transforms/Passes.h.inc"
+} // namespace mlir::vmpack
+
+using namespace mlir;
+using namespace mlir::vmpack;
+
+namespace {
+
+constexpr llvm::StringLiteral kArithConstant = "arith.constant";
+constexpr llvm::StringLiteral kMLProgramGlobal = "ml_program.global";
+constexpr llvm::StringLiteral kMemRefGlobal = "memref.global";
+
+struct PackSubByteConstantsPass
+    : public mlir::vmpack::impl::PackSubByteConstantsPassBase<
+          PackSubByteConstantsPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    enabledOps.clear();
+    for (const std::string &name : ops) {
+      if (name != kArithConstant && name != kMLProgramGlobal &&
+          name != kMemRefGlobal)
+        return emitError(UnknownLoc::get(context))
+               << "vmpack-pack-subbyte-constants: unknown op kind '" << name
+               << "' in 'ops'; expected a list of " << kArithConstant << ", "
+               << kMLProgramGlobal << ", " << kMemRefGlobal;
+      enabledOps.insert(name);
+    }
+    return success();
+  }
+
+  void runOnOperation() override;
+
+private:
+  bool isEnabled(StringRef opName) const {
+    return enabledOps.empty() || enabledOps.contains(opName);
+  }
+
+  /// Whether a constant of `type` holding `value` is packed: a static shape
+  /// of at least min-elements elements of a sub-byte type, and a payload
+  /// this pass can read.
+  bool shouldPack(Type type, Attribute value) const;
+
+  /// Packs `value` into a new dense_resource blob over tensor<Nxi8> named
+  /// after `key`; reports failures at `op`.
+  FailureOr<DenseResourceElementsAttr>
+  packToResource(Operation *op, ElementsAttr value, StringRef key) const;
+
+  LogicalResult packConstant(arith::ConstantOp op);
+  LogicalResult packGlobal(ml_program::GlobalOp global);
+  LogicalResult packGlobal(memref::GlobalOp global);
+
+  llvm::StringSet<> enabledOps;
+};
+
+} // namespace
+
+/// Whether `op` already went through the pass.
+static bool isAlreadyPacked(Operation *op) {
+  return op->hasAttr(VMPackDialect::getLogicalTypeAttrName());
+}
+
+static void setLogicalType(Operation *op, Type logicalType) {
+  op->setAttr(VMPackDialect::getLogicalTypeAttrName(),
+              TypeAttr::get(logicalType));
+}
+
+bool PackSubByteConstantsPass::shouldPack(Type type, Attribute value) const {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape() ||
+      !isSubByteElementType(shaped.getElementType()))
+    return false;
+  if (shaped.getNumElements() < std::max<int64_t>(minElements, 1))
+    return false;
+  // The payload must describe exactly the elements of `type` (a global's
+  // initial value has the tensor form of a memref type).
+  if (!isPackableElementsAttr(value))
+    return false;
+  auto valueType = cast<ShapedType>(cast<TypedAttr>(value).getType());
+  return valueType.getShape() == shaped.getShape() &&
+         valueType.getElementType() == shaped.getElementType();
+}
+
+FailureOr<DenseResourceElementsAttr>
+PackSubByteConstantsPass::packToResource(Operation *op, ElementsAttr value,
+                                         StringRef key) const {
+  auto logicalType = cast<ShapedType>(value.getType());
+  FailureOr<AsmResourceBlob> blob = packElements(value, op->getLoc());
+  if (failed(blob))
+    return failure();
+  // The blob manager makes `key` unique in the context if it is taken.
+  return DenseResourceElementsAttr::get(
+      getPackedStorageTensorType(logicalType), key, std::move(*blob));
+}
+
+/// A readable resource key for a constant: `<symbol>_cst` after the nearest
+/// enclosing named symbol (normally the function), else `cst`.
+static std::string getConstantKey(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp())
+    if (auto name = parent->getAttrOfType<StringAttr>(
+            SymbolTable::getSymbolAttrName()))
+      return (name.getValue() + "_cst").str();
+  return "cst";
+}
+
+LogicalResult PackSubByteConstantsPass::packConstant(arith::ConstantOp op) {
+  // vmpack.bitcast is tensor-only, so vector constants stay as they are.
+  auto logicalType = dyn_cast<RankedTensorType>(op.getType());
+  if (!logicalType || isAlreadyPacked(op) ||
+      !shouldPack(logicalType, op.getValue()))
+    return success();
+
+  FailureOr<DenseResourceElementsAttr> resource = packToResource(
+      op, cast<ElementsAttr>(op.getValue()), getConstantKey(op));
+  if (failed(resource))
+    return failure();
+
+  // Rewrite in place, so that the op keeps its name, location and any other
+  // attribute; then route every use through a bitcast.
+  Value result = op.getResult();
+  op.setValueAttr(*resource);
+  result.setType(resource->getType());
+  setLogicalType(op, logicalType);
+  OpBuilder builder(op->getContext());
+  builder.setInsertionPointAfter(op);
+  auto bitcast = BitcastOp::create(builder, op.getLoc(), logicalType, result);
+  result.replaceAllUsesExcept(bitcast.getResult(), bitcast);
+  return success();
+}
+
+LogicalResult PackSubByteConstantsPass::packGlobal(ml_program::GlobalOp global) {
+  auto logicalType = dyn_cast<RankedTensorType>(global.getType());
+  std::optional<Attribute> value = global.getValue();
+  if (!logicalType || !value || isAlreadyPacked(global) ||
+      !shouldPack(logicalType, *value) ||
+      cast<TypedAttr>(*value).getType() != logicalType)
+    return success();
+
+  // Every user must be an op this pass knows how to route through a
+  // bitcast; anything else keeps the global as it is.
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(global, getOperation());
+  if (!uses)
+    return success();
+  for (const SymbolTable::SymbolUse &use : *uses)
+    if (!isa<ml_program::GlobalLoadOp, ml_program::GlobalLoadConstOp,
+             ml_program::GlobalLoadGraphOp, ml_program::GlobalStoreOp,
+             ml_program::GlobalStoreGraphOp>(use.getUser()))
+      return success();
+
+  FailureOr<DenseResourceElementsAttr> resource = packToResource(
+      global, cast<ElementsAttr>(*value), global.getSymName());
+  if (failed(resource))
+    return failure();
+  auto storageType = cast<RankedTensorType>(resource->getType());
+  global.setType(storageType);
+  global.setValueAttr(*resource);
+  setLogicalType(global, logicalType);
+
+  OpBuilder builder(global->getContext());
+  for (const SymbolTable::SymbolUse &use : *uses) {
+    Operation *user = use.getUser();
+    Location loc = user->getLoc();
+    // Loads now produce storage bytes; a bitcast restores the logical type.
+    auto reinterpretLoad = [&](Value loaded) {
+      loaded.setType(storageType);
+      builder.setInsertionPointAfter(user);
+      auto bitcast = BitcastOp::create(builder, loc, logicalType, loaded);
+      loaded.replaceAllUsesExcept(bitcast.getResult(), bitcast);
+    };
+    // Stores take storage bytes; a bitcast packs the logical value.
+    auto reinterpretStore = [&](OpOperand &stored) {
+      builder.setInsertionPoint(user);
+      stored.set(BitcastOp::create(builder, loc, storageType, stored.get()));
+    };
+    if (auto load = dyn_cast<ml_program::GlobalLoadOp>(user))
+      reinterpretLoad(load.getResult());
+    else if (auto load = dyn_cast<ml_program::GlobalLoadConstOp>(user))
+      reinterpretLoad(load.getResult());
+    else if (auto load = dyn_cast<ml_program::GlobalLoadGraphOp>(user))
+      reinterpretLoad(load.getResult());
+    else if (auto store = dyn_cast<ml_program::GlobalStoreOp>(user))
+      reinterpretStore(store.getValueMutable());
+    else if (auto store = dyn_cast<ml_program::GlobalStoreGraphOp>(user))
+      reinterpretStore(store.getValueMutable());
+  }
+  return success();
+}
+
+LogicalResult PackSubByteConstantsPass::packGlobal(memref::GlobalOp global) {
+  MemRefType logicalType = global.getType();
+  std::optional<Attribute> value = global.getInitialValue();
+  if (!value || isAlreadyPacked(global) ||
+      !logicalType.getLayout().isIdentity() ||
+      !shouldPack(logicalType, *value))
+    return success();
+  // There is no memref form of vmpack.bitcast, and memref.get_global must
+  // return the global's exact type; reinterpreting bytes through
+  // memref.view would need a lowering that agrees with `packed`, which
+  // MLIR's (one byte per sub-byte element) does not. So only globals nobody
+  // takes the address of are packed.
+  if (!SymbolTable::symbolKnownUseEmpty(global, getOperation()))
+    return success();
+
+  FailureOr<DenseResourceElementsAttr> resource = packToResource(
+      global, cast<ElementsAttr>(*value), global.getSymName());
+  if (failed(resource))
+    return failure();
+  auto storageType =
+      MemRefType::get(resource->getType().getShape(),
+                      resource->getType().getElementType(),
+                      MemRefLayoutAttrInterface(), logicalType.getMemorySpace());
+  global.setType(storageType);
+  global.setInitialValueAttr(*resource);
+  setLogicalType(global, logicalType);
+  return success();
+}
+
+void PackSubByteConstantsPass::runOnOperation() {
+  // Collect first: the rewrites add ops and must not disturb the walk.
+  SmallVector<arith::ConstantOp> constants;
+  SmallVector<ml_program::GlobalOp> mlGlobals;
+  SmallVector<memref::GlobalOp> memrefGlobals;
+  getOperation()->walk([&](Operation *op) {
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      if (isEnabled(kArithConstant))
+        constants.push_back(constant);
+    } else if (auto global = dyn_cast<ml_program::GlobalOp>(op)) {
+      if (isEnabled(kMLProgramGlobal))
+        mlGlobals.push_back(global);
+    } else if (auto global = dyn_cast<memref::GlobalOp>(op)) {
+      if (isEnabled(kMemRefGlobal))
+        memrefGlobals.push_back(global);
+    }
+  });
+
+  // Keep going after a failure, so every bad constant gets reported.
+  bool anyFailed = false;
+  for (ml_program::GlobalOp global : mlGlobals)
+    anyFailed |= failed(packGlobal(global));
+  for (memref::GlobalOp global : memrefGlobals)
+    anyFailed |= failed(packGlobal(global));
+  for (arith::ConstantOp constant : constants)
+    anyFailed |= failed(packConstant(constant));
+  if (anyFailed)
+    signalPassFailure();
+}
