@@ -66,7 +66,7 @@ std::optional<int64_t> mlir::vmpack::getPackedByteSize(ShapedType type) {
 
 bool mlir::vmpack::isByteStorageType(ShapedType type) {
   return type && type.hasRank() && type.getRank() == 1 &&
-         type.hasStaticShape() && type.getElementType().isInteger(8);
+         type.hasStaticShape() && type.getElementType().isSignlessInteger(8);
 }
 
 RankedTensorType

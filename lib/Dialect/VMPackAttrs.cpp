@@ -1,4 +1,4 @@
-//===- VMPackAttrs.cpp - vmpack attributes ---------------------------------===//
+//===- VMPackAttrs.cpp - vmpack attributes --------------------------------===//
 
 #include "vmpack/Dialect/VMPack/VMPackAttrs.h"
 

@@ -1,4 +1,4 @@
-//===- VMPackDialect.cpp - The vmpack dialect ------------------------------===//
+//===- VMPackDialect.cpp - The vmpack dialect -----------------------------===//
 
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 
@@ -37,8 +37,8 @@ static ShapedType getStorageType(Operation *op) {
 LogicalResult VMPackDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
   if (attr.getName() != getLogicalTypeAttrName())
-    return op->emitError() << "unknown vmpack attribute '" << attr.getName()
-                           << "'";
+    return op->emitError() << "unknown vmpack attribute '"
+                           << attr.getName().getValue() << "'";
 
   auto typeAttr = dyn_cast<TypeAttr>(attr.getValue());
   auto logicalType =

@@ -1,4 +1,4 @@
-//===- VMPackOps.cpp - vmpack operations -----------------------------------===//
+//===- VMPackOps.cpp - vmpack operations ----------------------------------===//
 
 #include "vmpack/Dialect/VMPack/VMPackOps.h"
 

@@ -1,4 +1,4 @@
-//===- PackElements.cpp - Packing constant payloads ------------------------===//
+//===- PackElements.cpp - Packing constant payloads -----------------------===//
 
 #include "vmpack/Transforms/PackElements.h"
 
@@ -8,8 +8,8 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <algorithm>
 #include <cstring>
@@ -55,21 +55,20 @@ static void packSplat(ArrayRef<char> element, PackedElement layout,
 
   uint64_t fullChunks = numElements / chunk;
   uint64_t chunkBytes = chunkScalars * width / 8;
-  ::vmpack::convert(storage, ::vmpack::Encoding::Packed, width,
-                    source.data(), out.data(), chunkScalars);
+  ::vmpack::convert(storage, ::vmpack::Encoding::Packed, width, source.data(),
+                    out.data(), chunkScalars);
   for (uint64_t k = 1; k < fullChunks; ++k)
     std::memcpy(out.data() + k * chunkBytes, out.data(), chunkBytes);
   if (uint64_t tail = numElements - fullChunks * chunk)
-    ::vmpack::convert(storage, ::vmpack::Encoding::Packed, width,
-                      source.data(), out.data() + fullChunks * chunkBytes,
+    ::vmpack::convert(storage, ::vmpack::Encoding::Packed, width, source.data(),
+                      out.data() + fullChunks * chunkBytes,
                       tail * layout.scalarsPerElement);
 }
 
 FailureOr<AsmResourceBlob> mlir::vmpack::packElements(ElementsAttr value,
                                                       Location loc) {
   auto type = cast<ShapedType>(value.getType());
-  std::optional<PackedElement> layout =
-      getPackedElement(type.getElementType());
+  std::optional<PackedElement> layout = getPackedElement(type.getElementType());
   std::optional<uint64_t> numScalars = getNumScalars(type);
   std::optional<int64_t> packedBytes = getPackedByteSize(type);
   if (!layout || !numScalars || !packedBytes)
@@ -91,9 +90,9 @@ FailureOr<AsmResourceBlob> mlir::vmpack::packElements(ElementsAttr value,
       return blob;
     }
     if (raw.size() != storageBytes)
-      return emitError(loc) << "dense constant of type " << type << " holds "
-                            << raw.size() << " bytes, expected "
-                            << storageBytes;
+      return emitError(loc)
+             << "dense constant of type " << type << " holds " << raw.size()
+             << " bytes, expected " << storageBytes;
     ::vmpack::convert(storage, ::vmpack::Encoding::Packed, width, raw.data(),
                       out.data(), *numScalars);
     return blob;
@@ -119,7 +118,6 @@ FailureOr<AsmResourceBlob> mlir::vmpack::packElements(ElementsAttr value,
     return blob;
   }
   return emitError(loc) << "dense_resource '" << handle.getKey() << "' holds "
-                        << data.size() << " bytes, but " << type
-                        << " takes " << storageBytes
-                        << " bytes in MLIR's storage layout";
+                        << data.size() << " bytes, but " << type << " takes "
+                        << storageBytes << " bytes in MLIR's storage layout";
 }

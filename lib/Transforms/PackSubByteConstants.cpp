@@ -1,4 +1,4 @@
-//===- PackSubByteConstants.cpp - Sub-byte constants as packed blobs -------===//
+//===- PackSubByteConstants.cpp - Sub-byte constants as packed blobs ------===//
 //
 // --vmpack-pack-subbyte-constants: stores every sub-byte constant of
 // arith.constant, ml_program.global and memref.global as a dense_resource
@@ -116,8 +116,8 @@ PackSubByteConstantsPass::packToResource(Operation *op, ElementsAttr value,
   if (failed(blob))
     return failure();
   // The blob manager makes `key` unique in the context if it is taken.
-  return DenseResourceElementsAttr::get(
-      getPackedStorageTensorType(logicalType), key, std::move(*blob));
+  return DenseResourceElementsAttr::get(getPackedStorageTensorType(logicalType),
+                                        key, std::move(*blob));
 }
 
 /// A readable resource key for a constant: `<symbol>_cst` after the nearest
@@ -125,8 +125,8 @@ PackSubByteConstantsPass::packToResource(Operation *op, ElementsAttr value,
 static std::string getConstantKey(Operation *op) {
   for (Operation *parent = op->getParentOp(); parent;
        parent = parent->getParentOp())
-    if (auto name = parent->getAttrOfType<StringAttr>(
-            SymbolTable::getSymbolAttrName()))
+    if (auto name =
+            parent->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
       return (name.getValue() + "_cst").str();
   return "cst";
 }
@@ -138,8 +138,8 @@ LogicalResult PackSubByteConstantsPass::packConstant(arith::ConstantOp op) {
       !shouldPack(logicalType, op.getValue()))
     return success();
 
-  FailureOr<DenseResourceElementsAttr> resource = packToResource(
-      op, cast<ElementsAttr>(op.getValue()), getConstantKey(op));
+  FailureOr<DenseResourceElementsAttr> resource =
+      packToResource(op, cast<ElementsAttr>(op.getValue()), getConstantKey(op));
   if (failed(resource))
     return failure();
 
@@ -156,7 +156,8 @@ LogicalResult PackSubByteConstantsPass::packConstant(arith::ConstantOp op) {
   return success();
 }
 
-LogicalResult PackSubByteConstantsPass::packGlobal(ml_program::GlobalOp global) {
+LogicalResult
+PackSubByteConstantsPass::packGlobal(ml_program::GlobalOp global) {
   auto logicalType = dyn_cast<RankedTensorType>(global.getType());
   std::optional<Attribute> value = global.getValue();
   if (!logicalType || !value || isAlreadyPacked(global) ||
@@ -176,8 +177,8 @@ LogicalResult PackSubByteConstantsPass::packGlobal(ml_program::GlobalOp global) 
              ml_program::GlobalStoreGraphOp>(use.getUser()))
       return success();
 
-  FailureOr<DenseResourceElementsAttr> resource = packToResource(
-      global, cast<ElementsAttr>(*value), global.getSymName());
+  FailureOr<DenseResourceElementsAttr> resource =
+      packToResource(global, cast<ElementsAttr>(*value), global.getSymName());
   if (failed(resource))
     return failure();
   auto storageType = cast<RankedTensorType>(resource->getType());
@@ -219,8 +220,7 @@ LogicalResult PackSubByteConstantsPass::packGlobal(memref::GlobalOp global) {
   MemRefType logicalType = global.getType();
   std::optional<Attribute> value = global.getInitialValue();
   if (!value || isAlreadyPacked(global) ||
-      !logicalType.getLayout().isIdentity() ||
-      !shouldPack(logicalType, *value))
+      !logicalType.getLayout().isIdentity() || !shouldPack(logicalType, *value))
     return success();
   // There is no memref form of vmpack.bitcast, and memref.get_global must
   // return the global's exact type; reinterpreting bytes through
@@ -230,14 +230,13 @@ LogicalResult PackSubByteConstantsPass::packGlobal(memref::GlobalOp global) {
   if (!SymbolTable::symbolKnownUseEmpty(global, getOperation()))
     return success();
 
-  FailureOr<DenseResourceElementsAttr> resource = packToResource(
-      global, cast<ElementsAttr>(*value), global.getSymName());
+  FailureOr<DenseResourceElementsAttr> resource =
+      packToResource(global, cast<ElementsAttr>(*value), global.getSymName());
   if (failed(resource))
     return failure();
-  auto storageType =
-      MemRefType::get(resource->getType().getShape(),
-                      resource->getType().getElementType(),
-                      MemRefLayoutAttrInterface(), logicalType.getMemorySpace());
+  auto storageType = MemRefType::get(
+      resource->getType().getShape(), resource->getType().getElementType(),
+      MemRefLayoutAttrInterface(), logicalType.getMemorySpace());
   global.setType(storageType);
   global.setInitialValueAttr(*resource);
   setLogicalType(global, logicalType);

@@ -1,4 +1,4 @@
-//===- PackElements.h - Packing constant payloads ----------------*- C++ -*-===//
+//===- PackElements.h - Packing constant payloads ---------------*- C++ -*-===//
 //
 // Turns the payload of a constant, as MLIR holds it (a DenseElementsAttr's
 // raw data, or a dense_resource blob in MLIR's storage layout), into a blob

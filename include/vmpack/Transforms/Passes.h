@@ -1,4 +1,4 @@
-//===- Passes.h - vmpack passes ----------------------------------*- C++ -*-===//
+//===- Passes.h - vmpack passes ---------------------------------*- C++ -*-===//
 //
 // Declares the vmpack passes (createPackSubByteConstantsPass, ...) and
 // registerVMPackPasses(), which makes them available to vmpack-opt.

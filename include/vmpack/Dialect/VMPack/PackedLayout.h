@@ -1,4 +1,4 @@
-//===- PackedLayout.h - MLIR types in the `packed` encoding ------*- C++ -*-===//
+//===- PackedLayout.h - MLIR types in the `packed` encoding -----*- C++ -*-===//
 //
 // Maps MLIR element types onto the element model of docs/packing.md (W bits
 // per scalar, one or two scalars per element) and gives the size and type of

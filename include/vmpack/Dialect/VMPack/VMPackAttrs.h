@@ -1,4 +1,4 @@
-//===- VMPackAttrs.h - vmpack attributes -------------------------*- C++ -*-===//
+//===- VMPackAttrs.h - vmpack attributes ------------------------*- C++ -*-===//
 //
 // `mlir::vmpack::EncodingKind` and `mlir::vmpack::EncodingAttr`
 // (`#vmpack.encoding<packed|word|byte>`).

@@ -1,4 +1,4 @@
-//===- VMPackDialect.h - The vmpack dialect ----------------------*- C++ -*-===//
+//===- VMPackDialect.h - The vmpack dialect ---------------------*- C++ -*-===//
 //
 // The dialect class `mlir::vmpack::VMPackDialect`, with the name of the
 // `vmpack.logical_type` discardable attribute.

@@ -1,4 +1,4 @@
-//===- VMPackOps.h - vmpack operations ---------------------------*- C++ -*-===//
+//===- VMPackOps.h - vmpack operations --------------------------*- C++ -*-===//
 //
 // `mlir::vmpack::BitcastOp` (`vmpack.bitcast`).
 //
