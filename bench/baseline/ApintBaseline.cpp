@@ -68,8 +68,8 @@ public:
   void flush() {
     if (bitOffset == 0)
       return;
-    WordT little = llvm::support::endian::byte_swap<WordT>(
-        word, llvm::endianness::little);
+    WordT little =
+        llvm::support::endian::byte_swap<WordT>(word, llvm::endianness::little);
     os.write(reinterpret_cast<const char *>(&little), sizeof(little));
     word = 0;
     bitOffset = 0;
@@ -157,7 +157,8 @@ double secondsSince(Clock::time_point start) {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   llvm::cl::ParseCommandLineOptions(
-      argc, argv, "per-element APInt constant serializer (benchmark baseline)\n");
+      argc, argv,
+      "per-element APInt constant serializer (benchmark baseline)\n");
 
   MLIRContext context;
   context.loadDialect<func::FuncDialect, ml_program::MLProgramDialect>();

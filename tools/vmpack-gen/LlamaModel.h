@@ -1,4 +1,5 @@
-//===- LlamaModel.h - The tensors of a llama2-shaped model -------*- C++ -*-===//
+//===- LlamaModel.h - The tensors of a llama2-shaped model -------*- C++
+//-*-===//
 //
 // The weights of a llama2 transformer, layer by layer, named as in Meta's
 // reference checkpoints. Shapes default to llama2-7b (dim 4096, hidden

@@ -3,6 +3,9 @@
 #include "ModelBuilder.h"
 #include "WeightStream.h"
 
+#include "vmpack/Dialect/VMPack/VMPackDialect.h"
+#include "vmpack/Dialect/VMPack/VMPackOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/IR/AsmState.h"
@@ -20,7 +23,7 @@
 #endif
 
 using namespace mlir;
-using namespace vmpack::gen;
+using namespace ::vmpack::gen;
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -102,24 +105,12 @@ DenseResourceElementsAttr makePackedValue(const TensorSpec &spec,
                                         std::move(blob));
 }
 
-/// `vmpack.bitcast %raw : tensor<Nxi8> -> tensor<RxCxi4>`. The op is built
-/// by name: it has no attributes or properties, so the generic form is the
-/// same operation the vmpack dialect parses, and vmpack-gen does not depend
-/// on the dialect library to write it.
-Value createBitcast(OpBuilder &builder, Location loc, Value raw,
-                    Type logicalType) {
-  OperationState state(loc, "vmpack.bitcast");
-  state.addOperands(raw);
-  state.addTypes(logicalType);
-  return builder.create(state)->getResult(0);
-}
 } // namespace
 
-OwningOpRef<ModuleOp> vmpack::gen::buildLlamaModule(MLIRContext &context,
-                                                    const LlamaConfig &config,
-                                                    uint64_t seed,
-                                                    WeightForm form,
-                                                    BuildTimings &timings) {
+namespace vmpack::gen {
+OwningOpRef<ModuleOp> buildLlamaModule(MLIRContext &context,
+                                       const LlamaConfig &config, uint64_t seed,
+                                       WeightForm form, BuildTimings &timings) {
   Location loc = UnknownLoc::get(&context);
   OpBuilder builder(&context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
@@ -157,8 +148,10 @@ OwningOpRef<ModuleOp> vmpack::gen::buildLlamaModule(MLIRContext &context,
         TypeAttr::get(storageType), /*is_mutable=*/nullptr, value,
         privateVisibility);
     if (storageType != logicalType)
-      global->setAttr("vmpack.logical_type", TypeAttr::get(logicalType));
-    globals.push_back(Global{global.getSymNameAttr(), storageType, logicalType});
+      global->setAttr(mlir::vmpack::VMPackDialect::getLogicalTypeAttrName(),
+                      TypeAttr::get(logicalType));
+    globals.push_back(
+        Global{global.getSymNameAttr(), storageType, logicalType});
   }
 
   SmallVector<Type> resultTypes;
@@ -170,12 +163,13 @@ OwningOpRef<ModuleOp> vmpack::gen::buildLlamaModule(MLIRContext &context,
   SmallVector<Value> results;
   for (const Global &g : globals) {
     Value loaded = ml_program::GlobalLoadConstOp::create(
-        builder, loc, g.storageType,
-        FlatSymbolRefAttr::get(g.name));
+        builder, loc, g.storageType, FlatSymbolRefAttr::get(g.name));
     if (g.storageType != g.logicalType)
-      loaded = createBitcast(builder, loc, loaded, g.logicalType);
+      loaded =
+          mlir::vmpack::BitcastOp::create(builder, loc, g.logicalType, loaded);
     results.push_back(loaded);
   }
   func::ReturnOp::create(builder, loc, results);
   return module;
 }
+} // namespace vmpack::gen

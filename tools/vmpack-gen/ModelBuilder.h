@@ -1,4 +1,5 @@
-//===- ModelBuilder.h - A llama2-shaped MLIR module --------------*- C++ -*-===//
+//===- ModelBuilder.h - A llama2-shaped MLIR module --------------*- C++
+//-*-===//
 //
 // Builds the MLIR module vmpack-gen writes: one private, immutable
 // `ml_program.global` per tensor and a `func.func @forward` that loads every
@@ -30,17 +31,15 @@ enum class WeightForm {
 
 /// Where the time went, for --timing.
 struct BuildTimings {
-  double generateSeconds = 0; ///< producing weight bytes
+  double generateSeconds = 0;  ///< producing weight bytes
   double attributeSeconds = 0; ///< MLIR creating (copying, hashing) attributes
 };
 
 /// Builds the module. The MLIR context must have the func and ml_program
-/// dialects loaded (and vmpack's, for WeightForm::Packed).
-mlir::OwningOpRef<mlir::ModuleOp> buildLlamaModule(mlir::MLIRContext &context,
-                                                   const LlamaConfig &config,
-                                                   uint64_t seed,
-                                                   WeightForm form,
-                                                   BuildTimings &timings);
+/// dialects loaded, and vmpack's for WeightForm::Packed.
+mlir::OwningOpRef<mlir::ModuleOp>
+buildLlamaModule(mlir::MLIRContext &context, const LlamaConfig &config,
+                 uint64_t seed, WeightForm form, BuildTimings &timings);
 
 } // namespace vmpack::gen
 

@@ -50,8 +50,8 @@ void WeightStream::fillInt4Packed(uint8_t *out, uint64_t numElements) const {
   const uint64_t fullWords = numElements / 16;
   uint64_t words[kBlockWords];
   for (uint64_t first = 0; first < fullWords; first += kBlockWords) {
-    uint64_t count = fullWords - first < kBlockWords ? fullWords - first
-                                                     : kBlockWords;
+    uint64_t count =
+        fullWords - first < kBlockWords ? fullWords - first : kBlockWords;
     generateBlock(key, first, count, words);
     for (uint64_t i = 0; i < count; ++i)
       storeLE64(out + 8 * (first + i), words[i]);
@@ -71,8 +71,8 @@ void WeightStream::fillInt4Storage(uint8_t *out, uint64_t numElements) const {
   const uint64_t fullWords = numElements / 16;
   uint64_t words[kBlockWords];
   for (uint64_t first = 0; first < fullWords; first += kBlockWords) {
-    uint64_t count = fullWords - first < kBlockWords ? fullWords - first
-                                                     : kBlockWords;
+    uint64_t count =
+        fullWords - first < kBlockWords ? fullWords - first : kBlockWords;
     generateBlock(key, first, count, words);
     // Lay the block out packed, then split every byte into its two
     // nibbles: a byte-wise loop the compiler turns into vector shuffles.

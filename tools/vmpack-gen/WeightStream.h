@@ -1,4 +1,5 @@
-//===- WeightStream.h - Deterministic synthetic weights ----------*- C++ -*-===//
+//===- WeightStream.h - Deterministic synthetic weights ----------*- C++
+//-*-===//
 //
 // A counter-based pseudo-random stream: word i of a stream is the splitmix64
 // finalizer applied to key + (i + 1) * golden-ratio. Words do not depend on

@@ -12,6 +12,8 @@
 
 #include "ModelBuilder.h"
 
+#include "vmpack/Dialect/VMPack/VMPackDialect.h"
+
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
@@ -26,7 +28,7 @@
 #include <chrono>
 
 using namespace mlir;
-using namespace vmpack::gen;
+using namespace ::vmpack::gen;
 
 namespace {
 enum class OutputFormat { Text, PackedText, DenseBytecode, PackedBytecode };
@@ -114,9 +116,8 @@ LogicalResult writeOutput(ModuleOp module) {
     return failure();
   }
   if (llvm::Error err = temp->keep(outputPath)) {
-    llvm::errs() << "vmpack-gen: cannot rename the output into '"
-                 << outputPath << "': " << llvm::toString(std::move(err))
-                 << "\n";
+    llvm::errs() << "vmpack-gen: cannot rename the output into '" << outputPath
+                 << "': " << llvm::toString(std::move(err)) << "\n";
     return failure();
   }
   return success();
@@ -136,9 +137,8 @@ int main(int argc, char **argv) {
   }
 
   MLIRContext context;
-  context.loadDialect<func::FuncDialect, ml_program::MLProgramDialect>();
-  /// Packed models use vmpack.bitcast, built by name (see ModelBuilder.cpp).
-  context.allowUnregisteredDialects();
+  context.loadDialect<func::FuncDialect, ml_program::MLProgramDialect,
+                      mlir::vmpack::VMPackDialect>();
   context.disableMultithreading();
 
   WeightForm form = format == OutputFormat::PackedText ||
