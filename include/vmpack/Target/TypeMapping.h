@@ -1,0 +1,21 @@
+//===- TypeMapping.h - MLIR types to vmpack element types --------*- C++ -*-===//
+
+#ifndef VMPACK_TARGET_TYPEMAPPING_H
+#define VMPACK_TARGET_TYPEMAPPING_H
+
+#include "vmpack/Pack/ElementType.h"
+
+#include "mlir/IR/Types.h"
+
+#include <optional>
+
+namespace mlir::vmpack {
+
+/// The packing library's view of an MLIR element type: integers of any
+/// width, index, every float type of MLIR 22, and complex of those. Returns
+/// nullopt for anything else (strings, vectors, opaque types, ...).
+std::optional<::vmpack::ElementType> getPackElementType(Type elementType);
+
+} // namespace mlir::vmpack
+
+#endif // VMPACK_TARGET_TYPEMAPPING_H

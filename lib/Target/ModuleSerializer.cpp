@@ -1,0 +1,305 @@
+//===- ModuleSerializer.cpp - MLIR module to module archive ----------------===//
+//
+// Phases: collect the constants (no copies: pointers into attributes, blobs
+// or the mapped input), check every one against the requested encoding,
+// replace them in the program by segment references and serialize the
+// program, then fill the segments in parallel, granule-aligned chunks
+// straight from the source bytes into the archive writer. Every diagnostic
+// is emitted before the output file is created.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/Target/ModuleSerializer.h"
+
+#include "vmpack/Archive/ArchiveWriter.h"
+#include "vmpack/Pack/Convert.h"
+#include "vmpack/Target/ConstantCollector.h"
+#include "vmpack/Target/Progress.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <mutex>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::vmpack;
+using ::vmpack::Encoding;
+namespace archive = ::vmpack::archive;
+
+static constexpr StringLiteral kReferencePrefix = "vmpack.segment.";
+
+std::string mlir::vmpack::getSegmentReferenceKey(StringRef segmentName) {
+  return (kReferencePrefix + segmentName).str();
+}
+
+StringRef mlir::vmpack::getReferencedSegment(StringRef resourceKey) {
+  if (!resourceKey.starts_with(kReferencePrefix))
+    return {};
+  return resourceKey.drop_front(kReferencePrefix.size());
+}
+
+namespace {
+
+/// One segment to write: its constant, the writer's id and stored size.
+struct SegmentPlan {
+  const ConstantInfo *constant;
+  uint32_t id;
+  uint64_t storedSize;
+};
+
+/// A granule-aligned range of one segment's scalars.
+struct Chunk {
+  uint32_t plan;
+  uint64_t firstScalar;
+  uint64_t numScalars;
+};
+
+/// Output bytes per chunk: large enough for long sequential writes, small
+/// enough that a chunk's scratch stays in the last-level cache.
+constexpr uint64_t kChunkBytes = 4 << 20;
+
+std::string typeToString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
+LogicalResult checkEncodable(ArrayRef<ConstantInfo> constants,
+                             Encoding encoding) {
+  bool ok = true;
+  for (const ConstantInfo &c : constants) {
+    uint32_t bitWidth = c.elementType.scalarBits();
+    if (!::vmpack::isEncodable(encoding, bitWidth)) {
+      c.op->emitError() << "element type " << c.logicalType.getElementType()
+                        << " cannot be stored in the '"
+                        << ::vmpack::encodingName(encoding)
+                        << "' encoding (defined for widths up to 64 bits and "
+                           "multiples of 8); use --encoding=packed or "
+                           "--encoding=byte";
+      ok = false;
+    } else if (!::vmpack::encodedSize(encoding, bitWidth, c.numScalars)) {
+      c.op->emitError() << "constant of type " << c.logicalType
+                        << " is too large to store";
+      ok = false;
+    }
+  }
+  return success(ok);
+}
+
+/// Points every constant at its segment: a dense_resource with no data whose
+/// key names the segment. The attribute storage of the old values stays
+/// alive in the context, so the collected byte ranges remain valid.
+LogicalResult replaceWithReferences(ArrayRef<ConstantInfo> constants) {
+  for (const ConstantInfo &c : constants) {
+    MLIRContext *context = c.op->getContext();
+    auto &manager = DenseResourceElementsHandle::getManagerInterface(context);
+    std::string key = getSegmentReferenceKey(c.segmentName);
+    DenseResourceElementsHandle handle = manager.insert(key);
+    if (handle.getKey() != key)
+      return c.op->emitError()
+             << "resource key '" << key
+             << "' is already used by the input; rename that resource";
+    c.op->setAttr(c.valueAttrName,
+                  DenseResourceElementsAttr::get(c.valueType, handle));
+  }
+  return success();
+}
+
+/// Writes one chunk. `scratch` and `expanded` are the calling thread's
+/// reusable buffers.
+archive::Status writeChunk(archive::ArchiveWriter &writer,
+                           const SegmentPlan &plan, const Chunk &chunk,
+                           Encoding encoding, std::vector<uint8_t> &scratch,
+                           std::vector<uint8_t> &expanded) {
+  const ConstantInfo &c = *plan.constant;
+  uint32_t bitWidth = c.elementType.scalarBits();
+  Encoding from = c.sourceEncoding;
+  uint64_t outOffset =
+      ::vmpack::granuleByteOffset(encoding, bitWidth, chunk.firstScalar);
+  uint64_t outSize =
+      *::vmpack::encodedSize(encoding, bitWidth, chunk.numScalars);
+  const auto *source = reinterpret_cast<const uint8_t *>(c.data.data());
+  bool lastChunk = chunk.firstScalar + chunk.numScalars == c.numScalars;
+
+  if (c.isSplat) {
+    // Expand the splat into `byte` layout, then encode like any tensor.
+    uint64_t stride = (bitWidth + 7) / 8;
+    unsigned scalarsPerElement = c.elementType.scalarsPerElement();
+    expanded.resize(chunk.numScalars * stride);
+    if (bitWidth == 1) {
+      // MLIR stores an i1 splat as one byte, 0x00 or 0xFF.
+      std::memset(expanded.data(), source[0] & 1, expanded.size());
+    } else {
+      for (uint64_t i = 0; i < chunk.numScalars; ++i)
+        std::memcpy(expanded.data() + i * stride,
+                    source + ((chunk.firstScalar + i) % scalarsPerElement) *
+                                 stride,
+                    stride);
+    }
+    scratch.resize(outSize);
+    ::vmpack::convert(Encoding::Byte, encoding, bitWidth, expanded.data(),
+                      scratch.data(), chunk.numScalars);
+    return writer.writeSegmentData(plan.id, outOffset, scratch.data(),
+                                   outSize);
+  }
+
+  const uint8_t *in =
+      source + ::vmpack::granuleByteOffset(from, bitWidth, chunk.firstScalar);
+  // Same layout and no bits to clean: write straight from the source (for
+  // `packed`, only the last byte of a segment has bits outside elements).
+  bool verbatim = from == encoding &&
+                  (bitWidth % 8 == 0 ||
+                   (encoding == Encoding::Packed && !lastChunk));
+  if (verbatim)
+    return writer.writeSegmentData(plan.id, outOffset, in, outSize);
+  scratch.resize(outSize);
+  ::vmpack::convert(from, encoding, bitWidth, in, scratch.data(),
+                    chunk.numScalars);
+  return writer.writeSegmentData(plan.id, outOffset, scratch.data(), outSize);
+}
+
+std::vector<Chunk> planChunks(ArrayRef<SegmentPlan> plans, Encoding encoding) {
+  std::vector<Chunk> chunks;
+  for (uint32_t p = 0; p < plans.size(); ++p) {
+    const ConstantInfo &c = *plans[p].constant;
+    uint32_t bitWidth = c.elementType.scalarBits();
+    // Complex splats repeat a (real, imaginary) pair: keep chunks even.
+    uint64_t granule = std::lcm(::vmpack::elementGranule(bitWidth),
+                                uint64_t(c.elementType.scalarsPerElement()));
+    uint64_t perChunk =
+        std::max<uint64_t>(granule, kChunkBytes * 8 / bitWidth / granule *
+                                        granule);
+    (void)encoding;
+    for (uint64_t first = 0; first < c.numScalars; first += perChunk)
+      chunks.push_back({p, first, std::min(perChunk, c.numScalars - first)});
+  }
+  return chunks;
+}
+
+} // namespace
+
+LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
+                                            StringRef outputPath,
+                                            const SerializeOptions &options,
+                                            TimingScope &timing) {
+  Location loc = module.getLoc();
+  auto isCancelled = [&] {
+    return options.cancelled && options.cancelled->load();
+  };
+
+  TimingScope collectTimer = timing.nest("collect constants");
+  FailureOr<SmallVector<ConstantInfo>> constants =
+      collectConstants(module, options.zeroCopy);
+  if (failed(constants) || failed(checkEncodable(*constants, options.encoding)))
+    return failure();
+  collectTimer.stop();
+
+  TimingScope programTimer = timing.nest("serialize program");
+  if (failed(replaceWithReferences(*constants)))
+    return failure();
+  std::string program;
+  {
+    llvm::raw_string_ostream os(program);
+    BytecodeWriterConfig config(options.producer);
+    if (failed(writeBytecodeToFile(module, os, config)))
+      return emitError(loc) << "failed to write the program as bytecode";
+  }
+  programTimer.stop();
+
+  TimingScope writeTimer = timing.nest("write segments");
+  archive::WriterOptions writerOptions;
+  writerOptions.moduleName = options.moduleName;
+  writerOptions.producer = options.producer;
+  writerOptions.fsync = options.fsync;
+  auto writerOr = archive::ArchiveWriter::create(outputPath.str(),
+                                                 std::move(writerOptions));
+  if (!writerOr)
+    return emitError(loc) << writerOr.status().message();
+  archive::ArchiveWriter &writer = **writerOr;
+
+  std::vector<SegmentPlan> plans;
+  uint64_t totalBytes = 0;
+  for (const ConstantInfo &c : *constants) {
+    archive::SegmentDesc desc;
+    desc.name = c.segmentName;
+    desc.mlirType = typeToString(c.logicalType);
+    desc.elementType = c.elementType;
+    desc.shape.assign(c.logicalType.getShape().begin(),
+                      c.logicalType.getShape().end());
+    desc.encoding = options.encoding;
+    desc.length = *::vmpack::encodedSize(
+        options.encoding, c.elementType.scalarBits(), c.numScalars);
+    desc.alignment = options.alignment;
+    desc.sourceKind = archive::SourceKind(c.origin);
+    desc.sourceKey = c.resourceKey;
+    desc.sourceAlignment = c.resourceAlignment;
+    uint64_t length = desc.length;
+    auto id = writer.addSegment(std::move(desc));
+    if (!id)
+      return c.op->emitError() << id.status().message();
+    plans.push_back({&c, *id, length});
+    totalBytes += length;
+  }
+  writer.setProgram(std::move(program));
+  if (archive::Status status = writer.beginData(); !status)
+    return emitError(loc) << status.message();
+
+  std::vector<Chunk> chunks = planChunks(plans, options.encoding);
+  ProgressBar progress(totalBytes, options.progress);
+  std::mutex errorMutex;
+  std::optional<archive::Status> firstError;
+  std::atomic<bool> stop{false};
+  auto runChunk = [&](const Chunk &chunk) {
+    if (stop.load(std::memory_order_relaxed))
+      return;
+    if (isCancelled()) {
+      stop = true;
+      return;
+    }
+    thread_local std::vector<uint8_t> scratch, expanded;
+    archive::Status status =
+        writeChunk(writer, plans[chunk.plan], chunk, options.encoding,
+                   scratch, expanded);
+    if (!status) {
+      std::lock_guard<std::mutex> lock(errorMutex);
+      if (!firstError)
+        firstError = status;
+      stop = true;
+      return;
+    }
+    progress.add(*::vmpack::encodedSize(options.encoding,
+                                        plans[chunk.plan]
+                                            .constant->elementType.scalarBits(),
+                                        chunk.numScalars));
+  };
+
+  llvm::ThreadPoolStrategy strategy = llvm::hardware_concurrency(options.threads);
+  if (strategy.compute_thread_count() <= 1) {
+    for (const Chunk &chunk : chunks)
+      runChunk(chunk);
+  } else {
+    llvm::DefaultThreadPool pool(strategy);
+    for (const Chunk &chunk : chunks)
+      pool.async([&runChunk, &chunk] { runChunk(chunk); });
+    pool.wait();
+  }
+  progress.finish();
+
+  if (firstError)
+    return emitError(loc) << firstError->message();
+  if (isCancelled())
+    return emitError(loc) << "interrupted; '" << outputPath
+                          << "' was not written";
+  if (archive::Status status = writer.finish(); !status)
+    return emitError(loc) << status.message();
+  return success();
+}

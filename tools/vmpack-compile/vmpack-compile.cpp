@@ -1,0 +1,186 @@
+//===- vmpack-compile.cpp - MLIR constants in, module archive out ----------===//
+//
+// Usage: vmpack-compile INPUT.{mlir,mlirbc} -o OUTPUT.vmpk [options]
+//
+// Parses the input (bytecode read in place from a mapped file), turns every
+// constant into a segment of the chosen encoding and writes the module
+// archive atomically. Diagnostics carry the input's locations; on any error
+// nothing is written and the exit code is 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/Dialect/VMPack/VMPackDialect.h"
+#include "vmpack/Target/ModuleSerializer.h"
+#include "vmpack/Target/ZeroCopyBytecode.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <csignal>
+#include <unistd.h>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+using ::vmpack::Encoding;
+
+static cl::OptionCategory compileCategory("vmpack-compile options");
+
+static cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
+                                          cl::desc("<input .mlir or .mlirbc>"),
+                                          cl::cat(compileCategory));
+static cl::opt<std::string> outputFilename("o", cl::Required,
+                                           cl::desc("Output module archive"),
+                                           cl::value_desc("filename"),
+                                           cl::cat(compileCategory));
+static cl::opt<Encoding> encoding(
+    "encoding", cl::desc("How segments store sub-byte elements"),
+    cl::values(
+        clEnumValN(Encoding::Packed, "packed",
+                   "a dense little-endian bit stream (default)"),
+        clEnumValN(Encoding::Word, "word",
+                   "IREE's VM rodata layout: elements in power-of-two words"),
+        clEnumValN(Encoding::Byte, "byte",
+                   "each element zero-extended to whole bytes")),
+    cl::init(Encoding::Packed), cl::cat(compileCategory));
+static cl::opt<unsigned> alignment(
+    "alignment",
+    cl::desc("File alignment of every segment (power of two, 1 to 65536)"),
+    cl::init(64), cl::cat(compileCategory));
+static cl::opt<bool> progress("progress",
+                              cl::desc("Show a progress bar (default: when "
+                                       "stderr is a terminal)"),
+                              cl::cat(compileCategory));
+static cl::opt<bool> noProgress("no-progress",
+                                cl::desc("Never show a progress bar"),
+                                cl::cat(compileCategory));
+static cl::opt<bool> timing("timing", cl::desc("Report the time of each phase"),
+                            cl::cat(compileCategory));
+static cl::opt<bool> fsyncOutput(
+    "fsync", cl::desc("Flush the output to stable storage before renaming it"),
+    cl::cat(compileCategory));
+static cl::opt<std::string>
+    moduleName("module-name",
+               cl::desc("Module name recorded in the archive (default: the "
+                        "module's symbol name, else the input's stem)"),
+               cl::cat(compileCategory));
+
+/// libMLIR.so already registers a hidden `-threads` option (an int); a
+/// second registration would abort. Reuse it when present, as ours.
+static cl::opt<int> &getThreadsOption() {
+  constexpr const char *kDescription = "Worker threads (default: all cores)";
+  auto &registered = cl::getRegisteredOptions();
+  auto it = registered.find("threads");
+  if (it != registered.end()) {
+    if (auto *existing = dynamic_cast<cl::opt<int> *>(it->second)) {
+      existing->setDescription(kDescription);
+      existing->addCategory(compileCategory);
+      existing->setHiddenFlag(cl::NotHidden);
+      return *existing;
+    }
+  }
+  static cl::opt<int> own("threads", cl::desc(kDescription), cl::init(0),
+                          cl::cat(compileCategory));
+  return own;
+}
+
+static std::atomic<bool> interrupted{false};
+static void onInterrupt(int) { interrupted = true; }
+
+static bool isPowerOfTwoInRange(unsigned value) {
+  return value >= 1 && value <= 65536 && (value & (value - 1)) == 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::opt<int> &threads = getThreadsOption();
+  cl::HideUnrelatedOptions(compileCategory);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "vmpack-compile: serializes an MLIR module's constants into a module "
+      "archive\n");
+
+  if (!isPowerOfTwoInRange(alignment)) {
+    llvm::errs() << "vmpack-compile: error: --alignment=" << alignment
+                 << " is not a power of two between 1 and 65536\n";
+    return 1;
+  }
+  if (threads < 0) {
+    llvm::errs() << "vmpack-compile: error: --threads=" << threads
+                 << " must be 0 (all cores) or more\n";
+    return 1;
+  }
+  if (progress && noProgress) {
+    llvm::errs() << "vmpack-compile: error: --progress and --no-progress "
+                    "contradict each other\n";
+    return 1;
+  }
+
+  DefaultTimingManager timingManager;
+  timingManager.setEnabled(timing);
+  TimingScope rootTimer = timingManager.getRootScope();
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registry.insert<mlir::vmpack::VMPackDialect>();
+  MLIRContext context(registry);
+
+  // Bytecode resources and dense elements are used in place: the buffer is
+  // mapped (page-aligned) or, for small files, read with 64-byte alignment,
+  // and the SourceMgr keeps it alive as long as the module.
+  TimingScope parseTimer = rootTimer.nest("parse");
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, llvm::Align(64), &errorMessage);
+  if (!input) {
+    llvm::errs() << "vmpack-compile: error: " << errorMessage << "\n";
+    return 1;
+  }
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(*sourceMgr, &context);
+
+  mlir::vmpack::ZeroCopyRegistry zeroCopy;
+  ParserConfig parserConfig(&context);
+  mlir::vmpack::attachZeroCopyDenseElements(parserConfig, zeroCopy);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, parserConfig);
+  if (!module)
+    return 1;
+  parseTimer.stop();
+
+  mlir::vmpack::SerializeOptions options;
+  options.encoding = encoding;
+  options.alignment = alignment;
+  options.threads = unsigned(threads.getValue());
+  options.fsync = fsyncOutput;
+  options.progress = progress || (!noProgress && isatty(STDERR_FILENO));
+  options.moduleName = moduleName;
+  if (options.moduleName.empty())
+    if (std::optional<StringRef> name = module->getSymName())
+      options.moduleName = name->str();
+  if (options.moduleName.empty())
+    options.moduleName = llvm::sys::path::stem(inputFilename).str();
+  options.cancelled = &interrupted;
+  options.zeroCopy = &zeroCopy;
+
+  // From here on an interrupt stops the writers, which remove their
+  // temporary file; the destination is left untouched.
+  std::signal(SIGINT, onInterrupt);
+  std::signal(SIGTERM, onInterrupt);
+  if (failed(mlir::vmpack::serializeModule(*module, outputFilename, options,
+                                     rootTimer)))
+    return 1;
+  return 0;
+}
