@@ -5,7 +5,7 @@
 // RUN: vmpack-opt %s --allow-unregistered-dialect --vmpack-pack-subbyte-constants --canonicalize --cse | FileCheck %s --check-prefix=CANON
 
 // arith.constant: packed bytes (docs/packing.md test vectors) in a
-// dense_resource blob, 64-byte aligned (prefix 0x40000000), with the
+// dense_resource blob, 16-byte aligned (prefix 0x10000000), with the
 // logical type on the constant and a vmpack.bitcast for every use.
 
 // CHECK-LABEL: func.func @vectors
@@ -107,25 +107,25 @@ func.func @untouched() {
 
 // CHECK:      dialect_resources: {
 // CHECK-NEXT:   builtin: {
-// CHECK-NEXT:     vectors_cst: "0x40000000214305",
-// CHECK-NEXT:     vectors_cst_1: "0x400000000D03",
-// CHECK-NEXT:     vectors_cst_2: "0x4000000088C6FA",
-// CHECK-NEXT:     vectors_cst_3: "0x400000009301",
-// CHECK-NEXT:     vectors_cst_4: "0x400000006290620E",
-// CHECK-NEXT:     vectors_cst_5: "0x40000000BC3A12FF0F",
-// CHECK-NEXT:     shapes_and_splats_cst: "0x40000000214365",
-// CHECK-NEXT:     shapes_and_splats_cst_1: "0x40000000FF0F",
-// CHECK-NEXT:     shapes_and_splats_cst_2: "0x40000000FF03",
-// CHECK-NEXT:     shapes_and_splats_cst_3: "0x40000000499204",
-// CHECK-NEXT:     shapes_and_splats_cst_4: "0x4000000009",
-// CHECK-NEXT:     shapes_and_splats_cst_5: "0x40000000E301",
-// CHECK-NEXT:     floats_and_complex_cst: "0x40000000715A",
-// CHECK-NEXT:     floats_and_complex_cst_1: "0x40000000C10F56",
-// CHECK-NEXT:     floats_and_complex_cst_2: "0x4000000000FC010030",
-// CHECK-NEXT:     floats_and_complex_cst_3: "0x40000000214365",
-// CHECK-NEXT:     floats_and_complex_cst_4: "0x400000000D",
-// CHECK-NEXT:     floats_and_complex_cst_5: "0x4000000015",
-// CHECK-NEXT:     cst: "0x4000000021"
+// CHECK-NEXT:     vectors_cst: "0x10000000214305",
+// CHECK-NEXT:     vectors_cst_1: "0x100000000D03",
+// CHECK-NEXT:     vectors_cst_2: "0x1000000088C6FA",
+// CHECK-NEXT:     vectors_cst_3: "0x100000009301",
+// CHECK-NEXT:     vectors_cst_4: "0x100000006290620E",
+// CHECK-NEXT:     vectors_cst_5: "0x10000000BC3A12FF0F",
+// CHECK-NEXT:     shapes_and_splats_cst: "0x10000000214365",
+// CHECK-NEXT:     shapes_and_splats_cst_1: "0x10000000FF0F",
+// CHECK-NEXT:     shapes_and_splats_cst_2: "0x10000000FF03",
+// CHECK-NEXT:     shapes_and_splats_cst_3: "0x10000000499204",
+// CHECK-NEXT:     shapes_and_splats_cst_4: "0x1000000009",
+// CHECK-NEXT:     shapes_and_splats_cst_5: "0x10000000E301",
+// CHECK-NEXT:     floats_and_complex_cst: "0x10000000715A",
+// CHECK-NEXT:     floats_and_complex_cst_1: "0x10000000C10F56",
+// CHECK-NEXT:     floats_and_complex_cst_2: "0x1000000000FC010030",
+// CHECK-NEXT:     floats_and_complex_cst_3: "0x10000000214365",
+// CHECK-NEXT:     floats_and_complex_cst_4: "0x100000000D",
+// CHECK-NEXT:     floats_and_complex_cst_5: "0x1000000015",
+// CHECK-NEXT:     cst: "0x1000000021"
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 
@@ -134,4 +134,4 @@ func.func @untouched() {
 // CANON-LABEL: func.func @vectors
 // CANON-DAG: arith.constant {vmpack.logical_type = tensor<5xi4>} dense_resource<vectors_cst> : tensor<3xi8>
 // CANON-DAG: vmpack.bitcast %{{.*}} : tensor<3xi8> -> tensor<5xi4>
-// CANON: vectors_cst: "0x40000000214305"
+// CANON: vectors_cst: "0x10000000214305"

@@ -17,9 +17,12 @@
 
 namespace mlir::vmpack {
 
-/// Alignment of the blobs packElements() creates: a cache line, so that
-/// every segment a runtime maps is aligned for vector loads.
-constexpr size_t kPackedBlobAlignment = 64;
+/// Alignment of the blobs packElements() creates. MLIR's bytecode reader
+/// refuses a buffer less aligned than its most aligned resource, and LLVM
+/// reads stdin and small files into 16-byte aligned heap buffers: anything
+/// larger would break `vmpack-opt --emit-bytecode | vmpack-opt`. Archive
+/// segments get their own, larger alignment when they are written.
+constexpr size_t kPackedBlobAlignment = 16;
 
 /// Whether packElements() can read `value`: a DenseIntOrFPElementsAttr or a
 /// DenseResourceElementsAttr, statically shaped, of a packable element type.
