@@ -110,8 +110,10 @@ StatusOr<ZipPlan> vmpack::archive::planZip(const std::vector<ZipEntry> &entries,
     if (g == 0) {
     } else if (g >= 4 && zip64Extra + g <= kMaxExtraSize) {
       p.paddingBlockSize = uint32_t(g);
-    } else if (g < 4 && zip64Extra + g + a <= kMaxExtraSize) {
-      p.paddingBlockSize = uint32_t(g + a);
+    } else if (uint64_t pad = g + (4 - g + a - 1) / a * a;
+               g < 4 && zip64Extra + pad <= kMaxExtraSize) {
+      // The least g + k * a that holds the block's 4-byte header.
+      p.paddingBlockSize = uint32_t(pad);
     } else {
       // Only for 65536-byte alignment: shift the header instead.
       p.gap = uint32_t(g);

@@ -1,0 +1,49 @@
+//===- SampleModule.h - Test modules with known contents ------------*- C++ -*-===//
+//
+// Shared by the archive and runtime unit tests and by the lit suite's
+// vmpack-archive-testgen: segments whose bytes are a function of a seed, and
+// a writer driver that delivers them in shuffled chunks from several threads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_UNITTESTS_ARCHIVE_SAMPLEMODULE_H
+#define VMPACK_UNITTESTS_ARCHIVE_SAMPLEMODULE_H
+
+#include "vmpack/Archive/ArchiveWriter.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vmpack::archive::testing {
+
+struct SampleSegment {
+  SegmentDesc desc;
+  /// The stored bytes: `desc.length` of them.
+  std::vector<uint8_t> bytes;
+  /// The element values as unsigned W-bit patterns (for checking unpacking).
+  std::vector<uint64_t> values;
+};
+
+/// A segment of `type` (MLIR spelling, e.g. "i4", "complex<f16>") and
+/// `shape` in `encoding`, with element bit patterns drawn from `seed`.
+SampleSegment makeSegment(const std::string &name, const std::string &type,
+                          std::vector<int64_t> shape, Encoding encoding,
+                          uint32_t alignment, uint64_t seed);
+
+/// The module the lit tests and the C example use: a handful of segments of
+/// different types, encodings and alignments, one with a name that needs
+/// escaping.
+std::vector<SampleSegment> sampleSegments();
+
+/// Writes a module with `segments` and `program`. Each segment is cut into
+/// chunks of pseudo-random sizes, shuffled with `shuffleSeed`, and handed
+/// out round-robin to `threads` threads.
+Status writeModule(const std::string &path, const std::string &moduleName,
+                   const std::vector<SampleSegment> &segments,
+                   const std::string &program, unsigned threads,
+                   uint64_t shuffleSeed);
+
+} // namespace vmpack::archive::testing
+
+#endif // VMPACK_UNITTESTS_ARCHIVE_SAMPLEMODULE_H
