@@ -10,6 +10,7 @@
 
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

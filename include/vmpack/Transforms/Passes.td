@@ -42,4 +42,24 @@ def PackSubByteConstantsPass
   let dependentDialects = ["::mlir::vmpack::VMPackDialect"];
 }
 
+def HoistConstantsPass : Pass<"vmpack-hoist-constants", "::mlir::ModuleOp"> {
+  let summary = "Move large tensor constants into ml_program globals";
+  let description = [{
+    Replaces every `arith.constant` of a statically shaped tensor with at
+    least `min-elements` elements by an `ml_program.global_load_const` of a
+    new private, immutable `ml_program.global` holding the value, named
+    after the enclosing function (`@<function>_cst`, made unique in its
+    symbol table). Globals are what a module archive stores as segments;
+    running this before --vmpack-pack-subbyte-constants packs them there.
+    A constant that already carries `vmpack.logical_type` moves with it.
+  }];
+
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", /*default=*/"1024",
+           "Only hoist constants with at least this many elements">
+  ];
+
+  let dependentDialects = ["::mlir::ml_program::MLProgramDialect"];
+}
+
 #endif // VMPACK_TRANSFORMS_PASSES_TD
