@@ -10,16 +10,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
+#include "vmpack/Target/InputFile.h"
 #include "vmpack/Target/ModuleSerializer.h"
-#include "vmpack/Target/ZeroCopyBytecode.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -136,28 +134,18 @@ int main(int argc, char **argv) {
   registry.insert<mlir::vmpack::VMPackDialect>();
   MLIRContext context(registry);
 
-  // Bytecode resources and dense elements are used in place: the buffer is
-  // mapped (page-aligned) or, for small files, read with 64-byte alignment,
-  // and the SourceMgr keeps it alive as long as the module.
   TimingScope parseTimer = rootTimer.nest("parse");
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  SourceMgrDiagnosticHandler diagnostics(*sourceMgr, &context);
+  mlir::vmpack::ZeroCopyRegistry zeroCopy;
   std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFilename, llvm::Align(64), &errorMessage);
-  if (!input) {
-    llvm::errs() << "vmpack-compile: error: " << errorMessage << "\n";
+  OwningOpRef<ModuleOp> module = mlir::vmpack::parseInputFile(
+      inputFilename, sourceMgr, &context, zeroCopy, errorMessage);
+  if (!module) {
+    if (!errorMessage.empty())
+      llvm::errs() << "vmpack-compile: error: " << errorMessage << "\n";
     return 1;
   }
-  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-  sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(*sourceMgr, &context);
-
-  mlir::vmpack::ZeroCopyRegistry zeroCopy;
-  ParserConfig parserConfig(&context);
-  mlir::vmpack::attachZeroCopyDenseElements(parserConfig, zeroCopy);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, parserConfig);
-  if (!module)
-    return 1;
   parseTimer.stop();
 
   mlir::vmpack::SerializeOptions options;

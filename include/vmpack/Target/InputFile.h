@@ -1,0 +1,30 @@
+//===- InputFile.h - Reading the compiler's input -----------------*- C++ -*-===//
+
+#ifndef VMPACK_TARGET_INPUTFILE_H
+#define VMPACK_TARGET_INPUTFILE_H
+
+#include "vmpack/Target/ZeroCopyBytecode.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::vmpack {
+
+/// Opens `path` (or "-" for stdin) into `sourceMgr` and parses it as MLIR
+/// text or bytecode, detected by content. The file is mapped (or read with
+/// 64-byte alignment when small) and stays owned by `sourceMgr`, so
+/// bytecode resources and — through `zeroCopy` — large dense elements are
+/// used in place. On an I/O error sets `errorMessage`; on a parse error the
+/// context's diagnostics have reported it. Returns null on either.
+OwningOpRef<ModuleOp>
+parseInputFile(StringRef path, const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+               MLIRContext *context, ZeroCopyRegistry &zeroCopy,
+               std::string &errorMessage);
+
+} // namespace mlir::vmpack
+
+#endif // VMPACK_TARGET_INPUTFILE_H
