@@ -1,0 +1,178 @@
+/*===- vmpack.h - The vmpack runtime: a C API for module archives --------===*
+ *
+ * Opens a module archive (docs/format.md) by mapping it or from a caller's
+ * buffer, verifies it, lists its segments, hands out zero-copy views of
+ * their stored bytes, and unpacks elements into int8/int16/int32/float32
+ * arrays. Plain C11; no MLIR or LLVM anywhere.
+ *
+ * Errors: every fallible call returns a vmpack_status_t. On failure, a
+ * message saying what went wrong and where is available from
+ * vmpack_last_error() on the same thread until its next failing call.
+ * Handles are opaque; nothing throws across this API.
+ *
+ * Thread safety: a module may be used from many threads at once; only
+ * vmpack_module_close must not race with other calls on the same module.
+ *
+ *===---------------------------------------------------------------------===*/
+
+#ifndef VMPACK_VMPACK_H
+#define VMPACK_VMPACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum vmpack_status {
+  VMPACK_OK = 0,
+  VMPACK_ERROR_INVALID_ARGUMENT = 1, /* a null pointer, bad enum, ...      */
+  VMPACK_ERROR_IO = 2,               /* cannot open, stat or map the file  */
+  VMPACK_ERROR_FORMAT = 3,           /* not a valid module archive         */
+  VMPACK_ERROR_CHECKSUM = 4,         /* full verification found damage     */
+  VMPACK_ERROR_NOT_FOUND = 5,        /* no segment with that name          */
+  VMPACK_ERROR_OUT_OF_RANGE = 6,     /* index or element range too large   */
+  VMPACK_ERROR_UNSUPPORTED = 7,      /* conversion not defined for a type  */
+  VMPACK_ERROR_BUFFER_TOO_SMALL = 8, /* destination smaller than needed    */
+  VMPACK_ERROR_OUT_OF_MEMORY = 9,
+  VMPACK_ERROR_INTERNAL = 10
+} vmpack_status_t;
+
+/* A fixed name for a status code ("VMPACK_ERROR_FORMAT", ...). */
+const char *vmpack_status_name(vmpack_status_t status);
+
+/* The message of this thread's last failed call ("" if none). The pointer
+ * stays valid until this thread's next call into the API. */
+const char *vmpack_last_error(void);
+
+/* Scalar kinds: the values of docs/format.md (vmpack::ScalarKind). */
+typedef enum vmpack_scalar_kind {
+  VMPACK_SCALAR_SIGNLESS_INT = 0,
+  VMPACK_SCALAR_SIGNED_INT = 1,
+  VMPACK_SCALAR_UNSIGNED_INT = 2,
+  VMPACK_SCALAR_INDEX = 3,
+  VMPACK_SCALAR_F4E2M1FN = 10,
+  VMPACK_SCALAR_F6E2M3FN = 11,
+  VMPACK_SCALAR_F6E3M2FN = 12,
+  VMPACK_SCALAR_F8E5M2 = 13,
+  VMPACK_SCALAR_F8E4M3 = 14,
+  VMPACK_SCALAR_F8E4M3FN = 15,
+  VMPACK_SCALAR_F8E5M2FNUZ = 16,
+  VMPACK_SCALAR_F8E4M3FNUZ = 17,
+  VMPACK_SCALAR_F8E4M3B11FNUZ = 18,
+  VMPACK_SCALAR_F8E3M4 = 19,
+  VMPACK_SCALAR_F8E8M0FNU = 20,
+  VMPACK_SCALAR_BF16 = 21,
+  VMPACK_SCALAR_F16 = 22,
+  VMPACK_SCALAR_TF32 = 23,
+  VMPACK_SCALAR_F32 = 24,
+  VMPACK_SCALAR_F64 = 25,
+  VMPACK_SCALAR_F80 = 26,
+  VMPACK_SCALAR_F128 = 27
+} vmpack_scalar_kind_t;
+
+/* Storage encodings of docs/packing.md. */
+typedef enum vmpack_encoding {
+  VMPACK_ENCODING_PACKED = 0,
+  VMPACK_ENCODING_WORD = 1,
+  VMPACK_ENCODING_BYTE = 2
+} vmpack_encoding_t;
+
+typedef enum vmpack_source_kind {
+  VMPACK_SOURCE_DENSE = 0,
+  VMPACK_SOURCE_DENSE_RESOURCE = 1,
+  VMPACK_SOURCE_PACKED_RESOURCE = 2
+} vmpack_source_kind_t;
+
+/* Destination types for unpacking. */
+typedef enum vmpack_dtype {
+  VMPACK_DTYPE_INT8 = 0,
+  VMPACK_DTYPE_INT16 = 1,
+  VMPACK_DTYPE_INT32 = 2,
+  VMPACK_DTYPE_FLOAT32 = 3
+} vmpack_dtype_t;
+
+/* Everything about one segment. Pointers stay valid while the module is
+ * open. Strings are NUL-terminated; names may contain NUL bytes, so their
+ * lengths are given too. */
+typedef struct vmpack_segment_info {
+  const char *name;
+  size_t name_length;
+  const char *mlir_type;           /* e.g. "tensor<4096x4096xi4>"       */
+  const char *element_type;        /* MLIR spelling: "i4", "complex<f16>" */
+  vmpack_scalar_kind_t scalar_kind;
+  uint32_t scalar_bits;            /* W                                  */
+  int is_complex;                  /* two scalars per element            */
+  size_t rank;
+  const int64_t *shape;
+  uint64_t element_count;          /* product of the shape               */
+  vmpack_encoding_t encoding;
+  const void *data;                /* zero-copy view of the stored bytes */
+  uint64_t offset;                 /* absolute file offset of `data`     */
+  uint64_t length;
+  uint32_t alignment;
+  uint32_t checksum;               /* CRC-32 of the stored bytes         */
+  vmpack_source_kind_t source_kind;
+  const char *source_key;
+  uint32_t source_alignment;
+} vmpack_segment_info_t;
+
+typedef struct vmpack_module vmpack_module_t;
+
+/* Maps `path` read-only and performs the structural verification (time
+ * proportional to the index, not the data). */
+vmpack_status_t vmpack_module_open_file(const char *path,
+                                        vmpack_module_t **out_module);
+
+/* The same over [data, data + size), which must be 16-byte aligned and
+ * outlive the module. Nothing is copied. */
+vmpack_status_t vmpack_module_open_memory(const void *data, size_t size,
+                                          vmpack_module_t **out_module);
+
+/* Closes a module (null is allowed). */
+void vmpack_module_close(vmpack_module_t *module);
+
+/* Full verification: the CRC-32 of every segment and of the program, all
+ * padding zero, every byte of the file accounted for. Uses up to `threads`
+ * threads (0: one per hardware thread). VMPACK_ERROR_CHECKSUM names the
+ * damaged entry and its byte range. */
+vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
+                                     unsigned threads);
+
+const char *vmpack_module_name(const vmpack_module_t *module);
+const char *vmpack_module_producer(const vmpack_module_t *module);
+uint32_t vmpack_module_format_version(const vmpack_module_t *module);
+
+/* The program entry's bytes (MLIR bytecode; opaque to the runtime). */
+vmpack_status_t vmpack_module_program(const vmpack_module_t *module,
+                                      const void **out_data,
+                                      uint64_t *out_length);
+
+size_t vmpack_module_segment_count(const vmpack_module_t *module);
+
+vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
+                                           size_t index,
+                                           vmpack_segment_info_t *out_info);
+
+/* Finds a segment by its exact name (`name_length` bytes). */
+vmpack_status_t vmpack_module_find_segment(const vmpack_module_t *module,
+                                           const char *name,
+                                           size_t name_length,
+                                           size_t *out_index);
+
+/* Unpacks elements [first, first + count) of a segment into `dst`
+ * (`dst_size` bytes): integers widen sign-aware (iN, siN, index sign-extend;
+ * uiN zero-extends) to int8/16/32 when W fits; float kinds of at most 32
+ * bits decode to float32. A complex element produces two values (real,
+ * imaginary). Needs dst_size >= count * values per element * dtype size. */
+vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
+                                      size_t index, uint64_t first,
+                                      uint64_t count, vmpack_dtype_t dtype,
+                                      void *dst, size_t dst_size);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* VMPACK_VMPACK_H */

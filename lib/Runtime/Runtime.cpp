@@ -1,0 +1,288 @@
+//===- Runtime.cpp - The C API over the archive reader --------------------===//
+//
+// A thin layer: argument checking, status codes and the thread-local error
+// message. All format knowledge lives in lib/Archive and all element
+// knowledge in lib/Pack.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/vmpack.h"
+
+#include "vmpack/Archive/ArchiveReader.h"
+#include "vmpack/Archive/MappedFile.h"
+#include "vmpack/Pack/Convert.h"
+
+#include <new>
+#include <string>
+#include <vector>
+
+using namespace vmpack;
+using namespace vmpack::archive;
+
+struct vmpack_module {
+  std::unique_ptr<MappedFile> file; // null when opened from memory
+  std::unique_ptr<ArchiveReader> reader;
+  std::vector<std::string> elementTypeNames;
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+vmpack_status_t fail(vmpack_status_t status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+vmpack_status_t invalid(const char *function, const char *what) {
+  return fail(VMPACK_ERROR_INVALID_ARGUMENT,
+              std::string(function) + ": " + what);
+}
+
+vmpack_status_t finishOpen(std::unique_ptr<MappedFile> file,
+                           const uint8_t *data, size_t size,
+                           const std::string &where,
+                           vmpack_module_t **out) {
+  StatusOr<std::unique_ptr<ArchiveReader>> reader =
+      ArchiveReader::open(data, size);
+  if (!reader)
+    return fail(VMPACK_ERROR_FORMAT, where + reader.status().message());
+  auto module = std::make_unique<vmpack_module>();
+  module->file = std::move(file);
+  module->reader = std::move(*reader);
+  for (const SegmentInfo &s : module->reader->allSegments())
+    module->elementTypeNames.push_back(toString(s.elementType));
+  *out = module.release();
+  return VMPACK_OK;
+}
+
+/// `word` and `packed` coincide when whole elements tile a byte (W = 2, 4):
+/// use the form the fast kernels know best.
+Encoding effectiveEncoding(const SegmentInfo &s) {
+  uint32_t w = s.elementType.scalarBits();
+  if (s.encoding == Encoding::Word && (w == 2 || w == 4))
+    return Encoding::Packed;
+  return s.encoding;
+}
+
+} // namespace
+
+extern "C" {
+
+const char *vmpack_status_name(vmpack_status_t status) {
+  switch (status) {
+  case VMPACK_OK:
+    return "VMPACK_OK";
+  case VMPACK_ERROR_INVALID_ARGUMENT:
+    return "VMPACK_ERROR_INVALID_ARGUMENT";
+  case VMPACK_ERROR_IO:
+    return "VMPACK_ERROR_IO";
+  case VMPACK_ERROR_FORMAT:
+    return "VMPACK_ERROR_FORMAT";
+  case VMPACK_ERROR_CHECKSUM:
+    return "VMPACK_ERROR_CHECKSUM";
+  case VMPACK_ERROR_NOT_FOUND:
+    return "VMPACK_ERROR_NOT_FOUND";
+  case VMPACK_ERROR_OUT_OF_RANGE:
+    return "VMPACK_ERROR_OUT_OF_RANGE";
+  case VMPACK_ERROR_UNSUPPORTED:
+    return "VMPACK_ERROR_UNSUPPORTED";
+  case VMPACK_ERROR_BUFFER_TOO_SMALL:
+    return "VMPACK_ERROR_BUFFER_TOO_SMALL";
+  case VMPACK_ERROR_OUT_OF_MEMORY:
+    return "VMPACK_ERROR_OUT_OF_MEMORY";
+  case VMPACK_ERROR_INTERNAL:
+    return "VMPACK_ERROR_INTERNAL";
+  }
+  return "VMPACK_ERROR_UNKNOWN";
+}
+
+const char *vmpack_last_error(void) { return lastError.c_str(); }
+
+vmpack_status_t vmpack_module_open_file(const char *path,
+                                        vmpack_module_t **out_module) {
+  if (!path || !out_module)
+    return invalid("vmpack_module_open_file", "null argument");
+  *out_module = nullptr;
+  try {
+    StatusOr<std::unique_ptr<MappedFile>> file = MappedFile::open(path);
+    if (!file)
+      return fail(VMPACK_ERROR_IO, file.status().message());
+    const uint8_t *data = (*file)->data();
+    size_t size = (*file)->size();
+    return finishOpen(std::move(*file), data, size, std::string(path) + ": ",
+                      out_module);
+  } catch (const std::bad_alloc &) {
+    return fail(VMPACK_ERROR_OUT_OF_MEMORY, "out of memory opening a module");
+  }
+}
+
+vmpack_status_t vmpack_module_open_memory(const void *data, size_t size,
+                                          vmpack_module_t **out_module) {
+  if (!data || !out_module)
+    return invalid("vmpack_module_open_memory", "null argument");
+  *out_module = nullptr;
+  try {
+    return finishOpen(nullptr, static_cast<const uint8_t *>(data), size, "",
+                      out_module);
+  } catch (const std::bad_alloc &) {
+    return fail(VMPACK_ERROR_OUT_OF_MEMORY, "out of memory opening a module");
+  }
+}
+
+void vmpack_module_close(vmpack_module_t *module) { delete module; }
+
+vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
+                                     unsigned threads) {
+  if (!module)
+    return invalid("vmpack_module_verify", "null module");
+  try {
+    Status st = module->reader->verifyContents(threads);
+    if (!st)
+      return fail(VMPACK_ERROR_CHECKSUM, st.message());
+    return VMPACK_OK;
+  } catch (const std::exception &e) {
+    // std::thread creation can fail with std::system_error.
+    return fail(VMPACK_ERROR_INTERNAL,
+                std::string("vmpack_module_verify: ") + e.what());
+  }
+}
+
+const char *vmpack_module_name(const vmpack_module_t *module) {
+  return module ? module->reader->moduleName().c_str() : "";
+}
+
+const char *vmpack_module_producer(const vmpack_module_t *module) {
+  return module ? module->reader->producer().c_str() : "";
+}
+
+uint32_t vmpack_module_format_version(const vmpack_module_t *module) {
+  return module ? module->reader->formatVersion() : 0;
+}
+
+vmpack_status_t vmpack_module_program(const vmpack_module_t *module,
+                                      const void **out_data,
+                                      uint64_t *out_length) {
+  if (!module || !out_data || !out_length)
+    return invalid("vmpack_module_program", "null argument");
+  *out_data = module->reader->programData();
+  *out_length = module->reader->program().length;
+  return VMPACK_OK;
+}
+
+size_t vmpack_module_segment_count(const vmpack_module_t *module) {
+  return module ? module->reader->numSegments() : 0;
+}
+
+vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
+                                           size_t index,
+                                           vmpack_segment_info_t *out_info) {
+  if (!module || !out_info)
+    return invalid("vmpack_module_segment_info", "null argument");
+  if (index >= module->reader->numSegments())
+    return fail(VMPACK_ERROR_OUT_OF_RANGE,
+                "segment index " + std::to_string(index) + " >= count " +
+                    std::to_string(module->reader->numSegments()));
+  const SegmentInfo &s = module->reader->segment(index);
+  vmpack_segment_info_t &i = *out_info;
+  i.name = s.name.c_str();
+  i.name_length = s.name.size();
+  i.mlir_type = s.mlirType.c_str();
+  i.element_type = module->elementTypeNames[index].c_str();
+  i.scalar_kind = vmpack_scalar_kind_t(s.elementType.scalar.kind);
+  i.scalar_bits = s.elementType.scalar.width;
+  i.is_complex = s.elementType.isComplex ? 1 : 0;
+  i.rank = s.shape.size();
+  i.shape = s.shape.data();
+  i.element_count = s.numElements;
+  i.encoding = vmpack_encoding_t(s.encoding);
+  i.data = module->reader->segmentData(index);
+  i.offset = s.offset;
+  i.length = s.length;
+  i.alignment = s.alignment;
+  i.checksum = s.checksum;
+  i.source_kind = vmpack_source_kind_t(s.sourceKind);
+  i.source_key = s.sourceKey.c_str();
+  i.source_alignment = s.sourceAlignment;
+  return VMPACK_OK;
+}
+
+vmpack_status_t vmpack_module_find_segment(const vmpack_module_t *module,
+                                           const char *name,
+                                           size_t name_length,
+                                           size_t *out_index) {
+  if (!module || (!name && name_length) || !out_index)
+    return invalid("vmpack_module_find_segment", "null argument");
+  std::optional<size_t> found = module->reader->findSegment(
+      std::string_view(name ? name : "", name_length));
+  if (!found)
+    return fail(VMPACK_ERROR_NOT_FOUND,
+                "no segment named '" + std::string(name, name_length) + "'");
+  *out_index = *found;
+  return VMPACK_OK;
+}
+
+vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
+                                      size_t index, uint64_t first,
+                                      uint64_t count, vmpack_dtype_t dtype,
+                                      void *dst, size_t dst_size) {
+  if (!module || (!dst && count))
+    return invalid("vmpack_segment_unpack", "null argument");
+  if (index >= module->reader->numSegments())
+    return fail(VMPACK_ERROR_OUT_OF_RANGE,
+                "segment index " + std::to_string(index) + " >= count " +
+                    std::to_string(module->reader->numSegments()));
+  const SegmentInfo &s = module->reader->segment(index);
+  uint64_t end;
+  if (__builtin_add_overflow(first, count, &end) || end > s.numElements)
+    return fail(VMPACK_ERROR_OUT_OF_RANGE,
+                "segment '" + s.name + "': elements [" +
+                    std::to_string(first) + ", +" + std::to_string(count) +
+                    ") exceed its " + std::to_string(s.numElements));
+  unsigned dstBytes;
+  switch (dtype) {
+  case VMPACK_DTYPE_INT8:
+    dstBytes = 1;
+    break;
+  case VMPACK_DTYPE_INT16:
+    dstBytes = 2;
+    break;
+  case VMPACK_DTYPE_INT32:
+  case VMPACK_DTYPE_FLOAT32:
+    dstBytes = 4;
+    break;
+  default:
+    return invalid("vmpack_segment_unpack", "unknown dtype");
+  }
+  uint64_t perElement = s.elementType.scalarsPerElement();
+  uint64_t scalarFirst = first * perElement, scalarCount = count * perElement;
+  if (scalarCount > SIZE_MAX / dstBytes || scalarCount * dstBytes > dst_size)
+    return fail(VMPACK_ERROR_BUFFER_TOO_SMALL,
+                "segment '" + s.name + "': " + std::to_string(scalarCount) +
+                    " values need " + std::to_string(scalarCount * dstBytes) +
+                    " bytes, the destination has " + std::to_string(dst_size));
+  if (count == 0)
+    return VMPACK_OK;
+  const ScalarType &scalar = s.elementType.scalar;
+  const uint8_t *src = module->reader->segmentData(index);
+  Encoding encoding = effectiveEncoding(s);
+  if (dtype == VMPACK_DTYPE_FLOAT32) {
+    if (!scalar.isFloat() || !floatFormat(scalar.kind))
+      return fail(VMPACK_ERROR_UNSUPPORTED,
+                  "segment '" + s.name + "': " + toString(s.elementType) +
+                      " does not decode to float32 (only float types of at "
+                      "most 32 bits do)");
+    unpackToFloat32(encoding, scalar.kind, src, scalarFirst, scalarCount,
+                    static_cast<float *>(dst));
+    return VMPACK_OK;
+  }
+  if (!scalar.isInteger() || scalar.width > 8 * dstBytes)
+    return fail(VMPACK_ERROR_UNSUPPORTED,
+                "segment '" + s.name + "': " + toString(s.elementType) +
+                    " does not fit int" + std::to_string(8 * dstBytes));
+  unpackToInt(encoding, scalar.width, scalar.isSignExtended(), src,
+              scalarFirst, scalarCount, dst, dstBytes);
+  return VMPACK_OK;
+}
+
+} // extern "C"
