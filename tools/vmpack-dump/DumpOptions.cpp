@@ -1,0 +1,99 @@
+//===- DumpOptions.cpp - vmpack-dump's command line -------------------------===//
+
+#include "DumpOptions.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace vmpack::dump;
+
+const char *vmpack::dump::dumpUsage() {
+  return "usage: vmpack-dump [options] MODULE\n"
+         "\n"
+         "Shows the segments of a vmpack module archive.\n"
+         "\n"
+         "  (default)             a table: name, type, encoding, bytes,\n"
+         "                        alignment, offset\n"
+         "  --json                the same as JSON, with checksums\n"
+         "  --verify              full verification (every CRC, all padding,\n"
+         "                        every byte); exit 0 only if all holds\n"
+         "  --extract NAME -o FILE\n"
+         "                        write segment NAME's stored bytes to FILE\n"
+         "  --threads N           threads for --verify (default: all)\n"
+         "  -h, --help            this text\n";
+}
+
+bool vmpack::dump::parseDumpOptions(int argc, char **argv,
+                                    DumpOptions &options, std::string &error) {
+  bool actionSet = false;
+  auto setAction = [&](Action action, const std::string &flag) {
+    if (actionSet) {
+      error = "only one of --json, --verify, --extract may be given (" +
+              flag + ")";
+      return false;
+    }
+    actionSet = true;
+    options.action = action;
+    return true;
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](std::string &out) {
+      if (i + 1 >= argc) {
+        error = arg + " needs a value";
+        return false;
+      }
+      out = argv[++i];
+      return true;
+    };
+    if (arg == "-h" || arg == "--help") {
+      error.clear();
+      return false;
+    } else if (arg == "--json") {
+      if (!setAction(Action::Json, arg))
+        return false;
+    } else if (arg == "--verify") {
+      if (!setAction(Action::Verify, arg))
+        return false;
+    } else if (arg == "--extract") {
+      if (!setAction(Action::Extract, arg) || !value(options.extractName))
+        return false;
+    } else if (arg == "-o") {
+      if (!value(options.outputPath))
+        return false;
+    } else if (arg == "--threads") {
+      std::string text;
+      if (!value(text))
+        return false;
+      char *end = nullptr;
+      unsigned long n = std::strtoul(text.c_str(), &end, 10);
+      if (text.empty() || *end || n > 1024) {
+        error = "--threads needs a number in [0, 1024], got '" + text + "'";
+        return false;
+      }
+      options.threads = unsigned(n);
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      error = "unknown option '" + arg + "'";
+      return false;
+    } else if (options.modulePath.empty()) {
+      options.modulePath = arg;
+    } else {
+      error = "more than one module given ('" + options.modulePath +
+              "' and '" + arg + "')";
+      return false;
+    }
+  }
+  if (options.modulePath.empty()) {
+    error = "no module given";
+    return false;
+  }
+  if (options.action == Action::Extract && options.outputPath.empty()) {
+    error = "--extract needs -o FILE";
+    return false;
+  }
+  if (options.action != Action::Extract && !options.outputPath.empty()) {
+    error = "-o is only meaningful with --extract";
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,36 @@
+//===- DumpOptions.h - vmpack-dump's command line ------------------*- C++ -*-===//
+//
+// All of vmpack-dump's options are declared and parsed here, in one table,
+// so that adding one (e.g. --mlir, implemented in its own file) means one
+// field, one table row and one branch in main.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_TOOLS_VMPACK_DUMP_DUMPOPTIONS_H
+#define VMPACK_TOOLS_VMPACK_DUMP_DUMPOPTIONS_H
+
+#include <string>
+
+namespace vmpack::dump {
+
+enum class Action { Table, Json, Verify, Extract };
+
+struct DumpOptions {
+  std::string modulePath;
+  Action action = Action::Table;
+  std::string extractName;
+  std::string outputPath;
+  unsigned threads = 0;
+};
+
+/// Parses argv. On a usage error returns false with `error` set; on
+/// --help returns false with `error` empty.
+bool parseDumpOptions(int argc, char **argv, DumpOptions &options,
+                      std::string &error);
+
+/// The usage text.
+const char *dumpUsage();
+
+} // namespace vmpack::dump
+
+#endif // VMPACK_TOOLS_VMPACK_DUMP_DUMPOPTIONS_H

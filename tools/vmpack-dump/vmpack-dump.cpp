@@ -1,0 +1,186 @@
+//===- vmpack-dump.cpp - Inspect, verify and extract module archives ------===//
+//
+// Reads modules through the archive layer only: no MLIR, no LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DumpOptions.h"
+
+#include "vmpack/Archive/ArchiveReader.h"
+#include "vmpack/Archive/MappedFile.h"
+#include "vmpack/Pack/Encoding.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+
+using namespace vmpack;
+using namespace vmpack::archive;
+using namespace vmpack::dump;
+
+namespace {
+
+int error(const std::string &message) {
+  std::fprintf(stderr, "vmpack-dump: error: %s\n", message.c_str());
+  return 1;
+}
+
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (c < 0x20 || c >= 0x7f) {
+        // Names are arbitrary bytes: keep JSON valid ASCII.
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+        out += buf;
+      } else {
+        out.push_back(char(c));
+      }
+    }
+  }
+  return out + "\"";
+}
+
+/// Printable form of a name for the table (non-printable bytes as \xNN).
+std::string printable(const std::string &s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out.push_back(char(c));
+    }
+  }
+  return out;
+}
+
+int printTable(const ArchiveReader &reader) {
+  std::printf("module '%s' (producer '%s', format %u): %zu segments\n",
+              printable(reader.moduleName()).c_str(),
+              printable(reader.producer()).c_str(), reader.formatVersion(),
+              reader.numSegments());
+  size_t nameWidth = 4, typeWidth = 4;
+  for (const SegmentInfo &s : reader.allSegments()) {
+    nameWidth = std::max(nameWidth, printable(s.name).size());
+    typeWidth = std::max(typeWidth, s.mlirType.size());
+  }
+  std::printf("%-*s  %-*s  %-8s  %12s  %9s  %12s\n", int(nameWidth), "name",
+              int(typeWidth), "type", "encoding", "bytes", "alignment",
+              "offset");
+  for (const SegmentInfo &s : reader.allSegments())
+    std::printf("%-*s  %-*s  %-8s  %12" PRIu64 "  %9u  %12" PRIu64 "\n",
+                int(nameWidth), printable(s.name).c_str(), int(typeWidth),
+                s.mlirType.c_str(), encodingName(s.encoding), s.length,
+                s.alignment, s.offset);
+  std::printf("program: %" PRIu64 " bytes at %" PRIu64 "\n",
+              reader.program().length, reader.program().offset);
+  std::printf("index: %" PRIu64 " bytes at %" PRIu64 "\n",
+              reader.index().length, reader.index().offset);
+  return 0;
+}
+
+int printJson(const ArchiveReader &reader) {
+  std::printf("{\n  \"module\": %s,\n  \"producer\": %s,\n"
+              "  \"format_version\": %u,\n  \"file_size\": %zu,\n",
+              jsonString(reader.moduleName()).c_str(),
+              jsonString(reader.producer()).c_str(), reader.formatVersion(),
+              reader.fileSize());
+  std::printf("  \"segments\": [");
+  for (size_t i = 0; i < reader.numSegments(); ++i) {
+    const SegmentInfo &s = reader.segment(i);
+    std::printf("%s\n    {\"name\": %s, \"type\": %s, \"element_type\": %s, "
+                "\"encoding\": \"%s\", \"offset\": %" PRIu64
+                ", \"length\": %" PRIu64 ", \"alignment\": %u, "
+                "\"checksum\": \"%08x\", \"source_kind\": %u, "
+                "\"source_key\": %s, \"source_alignment\": %u}",
+                i ? "," : "", jsonString(s.name).c_str(),
+                jsonString(s.mlirType).c_str(),
+                jsonString(toString(s.elementType)).c_str(),
+                encodingName(s.encoding), s.offset, s.length, s.alignment,
+                s.checksum, unsigned(s.sourceKind),
+                jsonString(s.sourceKey).c_str(), s.sourceAlignment);
+  }
+  const EntryInfo &p = reader.program();
+  const EntryInfo &x = reader.index();
+  std::printf("\n  ],\n  \"program\": {\"name\": %s, \"offset\": %" PRIu64
+              ", \"length\": %" PRIu64 ", \"checksum\": \"%08x\"},\n",
+              jsonString(p.name).c_str(), p.offset, p.length, p.checksum);
+  std::printf("  \"index\": {\"name\": %s, \"offset\": %" PRIu64
+              ", \"length\": %" PRIu64 ", \"checksum\": \"%08x\"}\n}\n",
+              jsonString(x.name).c_str(), x.offset, x.length, x.checksum);
+  return 0;
+}
+
+int extract(const ArchiveReader &reader, const DumpOptions &options) {
+  std::optional<size_t> index = reader.findSegment(options.extractName);
+  if (!index)
+    return error("no segment named '" + options.extractName + "' in '" +
+                 options.modulePath + "'");
+  std::FILE *out = std::fopen(options.outputPath.c_str(), "wb");
+  if (!out)
+    return error("cannot create '" + options.outputPath + "'");
+  const SegmentInfo &s = reader.segment(*index);
+  size_t written = std::fwrite(reader.segmentData(*index), 1, s.length, out);
+  bool ok = written == s.length && std::fclose(out) == 0;
+  if (!ok)
+    return error("writing '" + options.outputPath + "' failed");
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  DumpOptions options;
+  std::string usageError;
+  if (!parseDumpOptions(argc, argv, options, usageError)) {
+    if (usageError.empty()) {
+      std::fputs(dumpUsage(), stdout);
+      return 0;
+    }
+    std::fprintf(stderr, "vmpack-dump: error: %s\n\n%s", usageError.c_str(),
+                 dumpUsage());
+    return 2;
+  }
+
+  auto file = MappedFile::open(options.modulePath);
+  if (!file)
+    return error(file.status().message());
+  auto reader = ArchiveReader::open((*file)->data(), (*file)->size());
+  if (!reader)
+    return error(options.modulePath + ": " + reader.status().message());
+
+  switch (options.action) {
+  case Action::Table:
+    return printTable(**reader);
+  case Action::Json:
+    return printJson(**reader);
+  case Action::Verify: {
+    Status st = (*reader)->verifyContents(options.threads);
+    if (!st)
+      return error(options.modulePath + ": " + st.message());
+    std::printf("%s: OK (%zu segments, %zu bytes verified)\n",
+                options.modulePath.c_str(), (*reader)->numSegments(),
+                (*reader)->fileSize());
+    return 0;
+  }
+  case Action::Extract:
+    return extract(**reader, options);
+  }
+  return 1;
+}
