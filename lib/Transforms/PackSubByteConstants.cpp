@@ -74,8 +74,9 @@ private:
   packToResource(Operation *op, ElementsAttr value, StringRef key) const;
 
   LogicalResult packConstant(arith::ConstantOp op);
-  LogicalResult packGlobal(ml_program::GlobalOp global);
-  LogicalResult packGlobal(memref::GlobalOp global);
+  LogicalResult packGlobal(ml_program::GlobalOp global,
+                           const SymbolUserMap &users);
+  LogicalResult packGlobal(memref::GlobalOp global, const SymbolUserMap &users);
 
   llvm::StringSet<> enabledOps;
 };
@@ -156,8 +157,8 @@ LogicalResult PackSubByteConstantsPass::packConstant(arith::ConstantOp op) {
   return success();
 }
 
-LogicalResult
-PackSubByteConstantsPass::packGlobal(ml_program::GlobalOp global) {
+LogicalResult PackSubByteConstantsPass::packGlobal(ml_program::GlobalOp global,
+                                                   const SymbolUserMap &users) {
   auto logicalType = dyn_cast<RankedTensorType>(global.getType());
   std::optional<Attribute> value = global.getValue();
   if (!logicalType || !value || isAlreadyPacked(global) ||
@@ -167,14 +168,11 @@ PackSubByteConstantsPass::packGlobal(ml_program::GlobalOp global) {
 
   // Every user must be an op this pass knows how to route through a
   // bitcast; anything else keeps the global as it is.
-  std::optional<SymbolTable::UseRange> uses =
-      SymbolTable::getSymbolUses(global, getOperation());
-  if (!uses)
-    return success();
-  for (const SymbolTable::SymbolUse &use : *uses)
+  ArrayRef<Operation *> globalUsers = users.getUsers(global);
+  for (Operation *user : globalUsers)
     if (!isa<ml_program::GlobalLoadOp, ml_program::GlobalLoadConstOp,
              ml_program::GlobalLoadGraphOp, ml_program::GlobalStoreOp,
-             ml_program::GlobalStoreGraphOp>(use.getUser()))
+             ml_program::GlobalStoreGraphOp>(user))
       return success();
 
   FailureOr<DenseResourceElementsAttr> resource =
@@ -187,8 +185,7 @@ PackSubByteConstantsPass::packGlobal(ml_program::GlobalOp global) {
   setLogicalType(global, logicalType);
 
   OpBuilder builder(global->getContext());
-  for (const SymbolTable::SymbolUse &use : *uses) {
-    Operation *user = use.getUser();
+  for (Operation *user : globalUsers) {
     Location loc = user->getLoc();
     // Loads now produce storage bytes; a bitcast restores the logical type.
     auto reinterpretLoad = [&](Value loaded) {
@@ -216,7 +213,8 @@ PackSubByteConstantsPass::packGlobal(ml_program::GlobalOp global) {
   return success();
 }
 
-LogicalResult PackSubByteConstantsPass::packGlobal(memref::GlobalOp global) {
+LogicalResult PackSubByteConstantsPass::packGlobal(memref::GlobalOp global,
+                                                   const SymbolUserMap &users) {
   MemRefType logicalType = global.getType();
   std::optional<Attribute> value = global.getInitialValue();
   if (!value || isAlreadyPacked(global) ||
@@ -227,7 +225,7 @@ LogicalResult PackSubByteConstantsPass::packGlobal(memref::GlobalOp global) {
   // memref.view would need a lowering that agrees with `packed`, which
   // MLIR's (one byte per sub-byte element) does not. So only globals nobody
   // takes the address of are packed.
-  if (!SymbolTable::symbolKnownUseEmpty(global, getOperation()))
+  if (!users.useEmpty(global))
     return success();
 
   FailureOr<DenseResourceElementsAttr> resource =
@@ -263,10 +261,15 @@ void PackSubByteConstantsPass::runOnOperation() {
 
   // Keep going after a failure, so every bad constant gets reported.
   bool anyFailed = false;
-  for (ml_program::GlobalOp global : mlGlobals)
-    anyFailed |= failed(packGlobal(global));
-  for (memref::GlobalOp global : memrefGlobals)
-    anyFailed |= failed(packGlobal(global));
+  if (!mlGlobals.empty() || !memrefGlobals.empty()) {
+    // One walk finds the users of every global, instead of one per global.
+    SymbolTableCollection symbolTables;
+    SymbolUserMap users(symbolTables, getOperation());
+    for (ml_program::GlobalOp global : mlGlobals)
+      anyFailed |= failed(packGlobal(global, users));
+    for (memref::GlobalOp global : memrefGlobals)
+      anyFailed |= failed(packGlobal(global, users));
+  }
   for (arith::ConstantOp constant : constants)
     anyFailed |= failed(packConstant(constant));
   if (anyFailed)

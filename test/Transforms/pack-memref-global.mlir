@@ -1,6 +1,6 @@
 // REQUIRES: mlir
-// RUN: vmpack-opt %s --vmpack-pack-subbyte-constants | FileCheck %s
-// RUN: vmpack-opt %s --vmpack-pack-subbyte-constants | vmpack-opt | FileCheck %s
+// RUN: vmpack-opt %s --allow-unregistered-dialect --vmpack-pack-subbyte-constants | FileCheck %s
+// RUN: vmpack-opt %s --allow-unregistered-dialect --vmpack-pack-subbyte-constants | vmpack-opt --allow-unregistered-dialect | FileCheck %s
 
 // memref.global: the global becomes memref<Nxi8> with its logical type in
 // vmpack.logical_type, but only when no memref.get_global takes its address.
@@ -26,6 +26,10 @@ memref.global "private" @uninit : memref<4xi4> = uninitialized
 memref.global @external : memref<4xi4>
 // CHECK: memref.global "private" constant @bytes : memref<2xi8> = dense<[1, 2]>{{$}}
 memref.global "private" constant @bytes : memref<2xi8> = dense<[1, 2]>
+
+// CHECK: memref.global "private" constant @foreign : memref<2xi4> = dense<[1, 2]>{{$}}
+memref.global "private" constant @foreign : memref<2xi4> = dense<[1, 2]>
+"test.use"() {global = @foreign} : () -> ()
 
 // CHECK-LABEL: func.func @f
 // CHECK-NEXT: memref.get_global @used : memref<2xi4>

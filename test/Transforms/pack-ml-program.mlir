@@ -25,6 +25,11 @@ ml_program.global private mutable @uninit : tensor<4xi4>
 // CHECK: ml_program.global private @dynamic(dense<[1, 2]> : tensor<2xi4>) : tensor<?xi4>{{$}}
 ml_program.global private @dynamic(dense<[1, 2]> : tensor<2xi4>) : tensor<?xi4>
 
+// A global some other op refers to stays as it is.
+// CHECK: ml_program.global private @foreign(dense<[1, 2]> : tensor<2xi4>) : tensor<2xi4>{{$}}
+ml_program.global private @foreign(dense<[1, 2]> : tensor<2xi4>) : tensor<2xi4>
+"test.use"() {global = @foreign} : () -> ()
+
 // CHECK-LABEL: func.func @uses
 // CHECK: %[[W:.*]] = ml_program.global_load_const @weights : tensor<3xi8>
 // CHECK-NEXT: %[[WL:.*]] = vmpack.bitcast %[[W]] : tensor<3xi8> -> tensor<5xi4>
