@@ -95,6 +95,38 @@ def remove(path):
         pass
 
 
+def int4_weights_agree(args, baseline_path, module_paths):
+    """Whether every int4 weight the baseline wrote appears byte for byte in
+    each module. For int4, IREE's `word` layout (the baseline's) and vmpack's
+    `packed` encoding are the same bytes, so both must hold them verbatim."""
+    dim, hidden = args.dim, args.hidden
+    sizes = ([dim * dim // 2] * 4 + [hidden * dim // 2] * 3) * args.layers
+    norms = 2 * dim * 2
+    with open(baseline_path, "rb") as f:
+        baseline = f.read()
+    modules = []
+    for path in module_paths:
+        with open(path, "rb") as f:
+            modules.append(f.read())
+    offset = 0
+    for index, size in enumerate(sizes):
+        weight = baseline[offset:offset + size]
+        for module in modules:
+            at = module.find(weight[:4096])
+            if at < 0 or module[at:at + size] != weight:
+                return False
+        offset = -(-(offset + size) // 16) * 16
+        if index % 7 == 6:  # after w3 come the layer's two f16 norms
+            offset = -(-(offset + norms // 2) // 16) * 16
+            offset = -(-(offset + norms // 2) // 16) * 16
+    return True
+
+
+def dim_is_even(args):
+    """Whole bytes per tensor, so weights can be found by their bytes."""
+    return args.dim % 2 == 0 and args.hidden % 2 == 0
+
+
 def machine_description(args):
     cpu = platform.processor() or platform.machine()
     try:
@@ -189,6 +221,8 @@ def print_report(steps, args, model, inputs):
     for label, num, den in rows:
         print(f"| {label} | {ratio(num, den, walls)} "
               f"| {ratio(num, den, rss)} |")
+    if getattr(args, "agreement", None):
+        print(f"\n{args.agreement}")
 
 
 def main():
@@ -302,6 +336,21 @@ def main():
                 s.rss_kib.append(rss)
                 if s.output:
                     s.output_bytes = os.path.getsize(s.output)
+
+        by_key = {s.key: s for s in steps}
+        if (args.encoding in (None, "packed", "word") and dim_is_even(args)
+                and all(by_key[k].runnable and by_key[k].walls
+                        for k in "abc")):
+            if not int4_weights_agree(args, path("c.rodata"),
+                                      [path("a.vmpk"), path("b.vmpk")]):
+                by_key["a"].failure = by_key["b"].failure = \
+                    "int4 weights differ from the APInt baseline's"
+                sys.stderr.write("compare.py: the modules do not hold the "
+                                 "baseline's int4 weights byte for byte\n")
+            else:
+                args.agreement = ("Checked: every int4 weight in both "
+                                  "modules is byte for byte the APInt "
+                                  "baseline's.")
 
         model = (f"{args.layers} llama2 layer(s), dim {args.dim}, hidden "
                  f"{args.hidden}, int4 weights")
