@@ -113,6 +113,6 @@ uint64_t vmpack::granuleByteOffset(Encoding encoding, uint32_t bitWidth,
   return 0;
 }
 
-Encoding vmpack::mlirStorageEncoding(uint32_t bitWidth) {
-  return bitWidth == 1 ? Encoding::Packed : Encoding::Byte;
+Encoding vmpack::mlirStorageEncoding(uint32_t bitWidth, bool isComplex) {
+  return bitWidth == 1 && !isComplex ? Encoding::Packed : Encoding::Byte;
 }

@@ -122,14 +122,14 @@ LogicalResult describeConstant(const ConstantHolder &holder,
     info.origin = ConstantOrigin::Dense;
     info.data = dense.getRawData();
     info.isSplat = dense.isSplat();
-    info.sourceEncoding = ::vmpack::mlirStorageEncoding(bitWidth);
+    info.sourceEncoding = ::vmpack::mlirStorageEncoding(bitWidth, elementType->isComplex);
     expectedSize = info.isSplat
                        ? ::vmpack::encodedSize(info.sourceEncoding, bitWidth,
                                                elementType->scalarsPerElement())
                        : ::vmpack::encodedSize(info.sourceEncoding, bitWidth,
                                                info.numScalars);
     // MLIR stores an i1 splat as one byte, 0x00 or 0xFF.
-    if (info.isSplat && bitWidth == 1)
+    if (info.isSplat && bitWidth == 1 && !elementType->isComplex)
       expectedSize = 1;
   } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(holder.value)) {
     DenseResourceElementsHandle handle = resource.getRawHandle();
@@ -143,7 +143,7 @@ LogicalResult describeConstant(const ConstantHolder &holder,
     info.resourceAlignment = uint32_t(blob->getDataAlignment());
     if (zeroCopy && zeroCopy->isZeroCopyDense(handle.getKey())) {
       info.origin = ConstantOrigin::Dense;
-      info.sourceEncoding = ::vmpack::mlirStorageEncoding(bitWidth);
+      info.sourceEncoding = ::vmpack::mlirStorageEncoding(bitWidth, elementType->isComplex);
     } else if (op->hasAttr(getLogicalTypeAttrName())) {
       info.origin = ConstantOrigin::PackedResource;
       info.sourceEncoding = Encoding::Packed;

@@ -24,7 +24,8 @@ static Attribute rebuildConstant(const archive::ArchiveReader &reader,
   Encoding target;
   switch (info.sourceKind) {
   case archive::SourceKind::Dense:
-    target = ::vmpack::mlirStorageEncoding(bitWidth);
+    target = ::vmpack::mlirStorageEncoding(bitWidth,
+                                          info.elementType.isComplex);
     break;
   case archive::SourceKind::DenseResource:
     target = Encoding::Byte;

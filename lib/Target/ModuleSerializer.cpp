@@ -135,7 +135,7 @@ archive::Status writeChunk(archive::ArchiveWriter &writer,
     uint64_t stride = (bitWidth + 7) / 8;
     unsigned scalarsPerElement = c.elementType.scalarsPerElement();
     expanded.resize(chunk.numScalars * stride);
-    if (bitWidth == 1) {
+    if (bitWidth == 1 && !c.elementType.isComplex) {
       // MLIR stores an i1 splat as one byte, 0x00 or 0xFF.
       std::memset(expanded.data(), source[0] & 1, expanded.size());
     } else {

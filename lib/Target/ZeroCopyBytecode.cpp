@@ -104,9 +104,10 @@ bool mlir::vmpack::attachZeroCopyDenseElements(ParserConfig &config,
         // A splat's blob holds one element; leave those (and i1 tensors
         // short enough to be confused with one) to the usual reader.
         std::optional<uint64_t> fullSize = ::vmpack::encodedSize(
-            ::vmpack::mlirStorageEncoding(bitWidth), bitWidth, numScalars);
+            ::vmpack::mlirStorageEncoding(bitWidth, elementType->isComplex),
+            bitWidth, numScalars);
         if (!fullSize || *fullSize != blob.size() ||
-            (bitWidth == 1 && numScalars <= 8))
+            (bitWidth == 1 && !elementType->isComplex && numScalars <= 8))
           return success();
         auto &manager =
             DenseResourceElementsHandle::getManagerInterface(reader.getContext());

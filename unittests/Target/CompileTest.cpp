@@ -138,6 +138,7 @@ const TypeCase kTypes[] = {
     {"f8E4M3FN", 8, 1},     {"f8E8M0FNU", 8, 1},  {"bf16", 16, 1},
     {"f16", 16, 1},         {"tf32", 19, 1},      {"f32", 32, 1},
     {"f64", 64, 1},         {"complex<i4>", 4, 2}, {"complex<f16>", 16, 2},
+    {"complex<i1>", 1, 2},
 };
 
 std::string toHex(const std::vector<uint8_t> &bytes) {
@@ -155,7 +156,8 @@ TEST_F(CompileTest, EveryTypeAndEncodingMatchesTheReference) {
   for (const TypeCase &t : kTypes) {
     constexpr int64_t kElements = 37;
     uint64_t numScalars = kElements * t.scalarsPerElement;
-    Encoding storage = ::vmpack::mlirStorageEncoding(t.bitWidth);
+    Encoding storage = ::vmpack::mlirStorageEncoding(
+        t.bitWidth, t.scalarsPerElement == 2);
     std::vector<uint8_t> raw(
         *::vmpack::encodedSize(storage, t.bitWidth, numScalars));
     for (auto &b : raw)
@@ -269,6 +271,8 @@ module @m {
     %0 = ml_program.global_load_const @w : tensor<2x3xi4>
     %1 = arith.constant dense<[1.0, 2.5, -3.0, 0.0, 6.0]> : tensor<5xf16>
     %2 = arith.constant dense<[(1, -1), (2, 7)]> : tensor<2xcomplex<i4>>
+    %3 = arith.constant dense<[(true, false), (false, true), (true, true)]> : tensor<3xcomplex<i1>>
+    %4 = arith.constant dense<(true, false)> : tensor<5xcomplex<i1>>
     return %0, %1, %2 : tensor<2x3xi4>, tensor<5xf16>, tensor<2xcomplex<i4>>
   }
 }

@@ -57,11 +57,12 @@ uint64_t elementGranule(uint32_t bitWidth);
 uint64_t granuleByteOffset(Encoding encoding, uint32_t bitWidth,
                            uint64_t index);
 
-/// How MLIR 22 stores a W-bit element in memory (DenseElementsAttr raw data
+/// How MLIR 22 stores W-bit scalars in memory (DenseElementsAttr raw data
 /// and dense elements in bytecode): a packed bitmask for i1, otherwise one
-/// element per ceil(W/8) little-endian bytes. MLIR 23 changes i1 to one byte
-/// per element; this is the one place that knows.
-Encoding mlirStorageEncoding(uint32_t bitWidth);
+/// scalar per ceil(W/8) little-endian bytes. Complex elements always take
+/// whole bytes per scalar (complex<i1> is two bytes). MLIR 23 changes i1 to
+/// one byte per element; this is the one place that knows.
+Encoding mlirStorageEncoding(uint32_t bitWidth, bool isComplex = false);
 
 } // namespace vmpack
 
