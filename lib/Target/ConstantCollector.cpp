@@ -154,10 +154,11 @@ LogicalResult describeConstant(const ConstantHolder &holder,
     expectedSize = ::vmpack::encodedSize(info.sourceEncoding, bitWidth,
                                          info.numScalars);
   } else {
-    return op->emitError() << "constant attribute of kind '"
-                           << holder.value.getType()
-                           << "' is not supported: expected dense<...> or "
-                              "dense_resource<...> elements";
+    return op->emitError()
+           << "constant of type " << holder.value.getType() << " is a '"
+           << Attribute(holder.value).getAbstractAttribute().getName()
+           << "' attribute; only dense<...> and dense_resource<...> elements "
+              "can be serialized";
   }
   if (!expectedSize)
     return op->emitError() << "constant of type " << info.logicalType
