@@ -4,6 +4,8 @@
 
 #include "vmpack/Archive/module_generated.h"
 
+#include <cstring>
+
 using namespace vmpack;
 using namespace vmpack::archive;
 using namespace vmpack::archive::detail;
@@ -92,7 +94,12 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
         if (shape->size() > kMaxRank)
           return Status::error("index: segment " + std::to_string(i) +
                                " has rank " + std::to_string(shape->size()));
-        s.shape.assign(shape->begin(), shape->end());
+        // The verifier checks the vector's length field's alignment, not
+        // its 8-byte elements': read them bytewise.
+        s.shape.resize(shape->size());
+        if (!s.shape.empty())
+          std::memcpy(s.shape.data(), shape->Data(),
+                      s.shape.size() * sizeof(int64_t));
       }
       s.encoding = Encoding(fs->encoding());
       s.offset = fs->offset();
