@@ -116,10 +116,27 @@ LogicalResult replaceWithReferences(ArrayRef<ConstantInfo> constants) {
 
 /// Writes one chunk. `scratch` and `expanded` are the calling thread's
 /// reusable buffers.
+/// A growable buffer that is not zero-filled: every byte handed out is
+/// written before it is read.
+class ScratchBuffer {
+public:
+  uint8_t *get(size_t size) {
+    if (size > capacity) {
+      data.reset(new uint8_t[size]);
+      capacity = size;
+    }
+    return data.get();
+  }
+
+private:
+  std::unique_ptr<uint8_t[]> data;
+  size_t capacity = 0;
+};
+
 archive::Status writeChunk(archive::ArchiveWriter &writer,
                            const SegmentPlan &plan, const Chunk &chunk,
-                           Encoding encoding, std::vector<uint8_t> &scratch,
-                           std::vector<uint8_t> &expanded) {
+                           Encoding encoding, ScratchBuffer &scratch,
+                           ScratchBuffer &expanded) {
   const ConstantInfo &c = *plan.constant;
   uint32_t bitWidth = c.elementType.scalarBits();
   Encoding from = c.sourceEncoding;
@@ -134,37 +151,46 @@ archive::Status writeChunk(archive::ArchiveWriter &writer,
     // Expand the splat into `byte` layout, then encode like any tensor.
     uint64_t stride = (bitWidth + 7) / 8;
     unsigned scalarsPerElement = c.elementType.scalarsPerElement();
-    expanded.resize(chunk.numScalars * stride);
+    uint8_t *bytes = expanded.get(chunk.numScalars * stride);
     if (bitWidth == 1 && !c.elementType.isComplex) {
       // MLIR stores an i1 splat as one byte, 0x00 or 0xFF.
-      std::memset(expanded.data(), source[0] & 1, expanded.size());
+      std::memset(bytes, source[0] & 1, chunk.numScalars);
     } else {
       for (uint64_t i = 0; i < chunk.numScalars; ++i)
-        std::memcpy(expanded.data() + i * stride,
+        std::memcpy(bytes + i * stride,
                     source + ((chunk.firstScalar + i) % scalarsPerElement) *
                                  stride,
                     stride);
     }
-    scratch.resize(outSize);
-    ::vmpack::convert(Encoding::Byte, encoding, bitWidth, expanded.data(),
-                      scratch.data(), chunk.numScalars);
-    return writer.writeSegmentData(plan.id, outOffset, scratch.data(),
-                                   outSize);
+    uint8_t *out = scratch.get(outSize);
+    ::vmpack::convert(Encoding::Byte, encoding, bitWidth, bytes, out,
+                      chunk.numScalars);
+    return writer.writeSegmentData(plan.id, outOffset, out, outSize);
   }
 
   const uint8_t *in =
       source + ::vmpack::granuleByteOffset(from, bitWidth, chunk.firstScalar);
-  // Same layout and no bits to clean: write straight from the source (for
-  // `packed`, only the last byte of a segment has bits outside elements).
-  bool verbatim = from == encoding &&
-                  (bitWidth % 8 == 0 ||
-                   (encoding == Encoding::Packed && !lastChunk));
-  if (verbatim)
+  // Same layout and no bits to clean: write straight from the source.
+  if (from == encoding && bitWidth % 8 == 0)
     return writer.writeSegmentData(plan.id, outOffset, in, outSize);
-  scratch.resize(outSize);
-  ::vmpack::convert(from, encoding, bitWidth, in, scratch.data(),
-                    chunk.numScalars);
-  return writer.writeSegmentData(plan.id, outOffset, scratch.data(), outSize);
+  // In `packed`, only the last byte of a segment has bits outside elements.
+  if (from == Encoding::Packed && encoding == Encoding::Packed) {
+    if (!lastChunk)
+      return writer.writeSegmentData(plan.id, outOffset, in, outSize);
+    uint64_t usedBits = (chunk.numScalars * bitWidth) % 8;
+    uint8_t last = in[outSize - 1];
+    if (usedBits)
+      last &= uint8_t((1u << usedBits) - 1);
+    if (outSize > 1)
+      if (archive::Status status =
+              writer.writeSegmentData(plan.id, outOffset, in, outSize - 1);
+          !status)
+        return status;
+    return writer.writeSegmentData(plan.id, outOffset + outSize - 1, &last, 1);
+  }
+  uint8_t *out = scratch.get(outSize);
+  ::vmpack::convert(from, encoding, bitWidth, in, out, chunk.numScalars);
+  return writer.writeSegmentData(plan.id, outOffset, out, outSize);
 }
 
 std::vector<Chunk> planChunks(ArrayRef<SegmentPlan> plans, Encoding encoding) {
@@ -265,7 +291,7 @@ LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
       stop = true;
       return;
     }
-    thread_local std::vector<uint8_t> scratch, expanded;
+    thread_local ScratchBuffer scratch, expanded;
     archive::Status status =
         writeChunk(writer, plans[chunk.plan], chunk, options.encoding,
                    scratch, expanded);

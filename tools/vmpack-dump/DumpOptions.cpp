@@ -19,6 +19,9 @@ const char *vmpack::dump::dumpUsage() {
          "                        every byte); exit 0 only if all holds\n"
          "  --extract NAME -o FILE\n"
          "                        write segment NAME's stored bytes to FILE\n"
+         "  --mlir                the program as MLIR text, every constant\n"
+         "                        rebuilt as the attribute it was compiled\n"
+         "                        from (after a full verification)\n"
          "  --threads N           threads for --verify (default: all)\n"
          "  -h, --help            this text\n";
 }
@@ -28,7 +31,8 @@ bool vmpack::dump::parseDumpOptions(int argc, char **argv,
   bool actionSet = false;
   auto setAction = [&](Action action, const std::string &flag) {
     if (actionSet) {
-      error = "only one of --json, --verify, --extract may be given (" +
+      error = "only one of --json, --verify, --extract, --mlir may be "
+              "given (" +
               flag + ")";
       return false;
     }
@@ -51,6 +55,9 @@ bool vmpack::dump::parseDumpOptions(int argc, char **argv,
       return false;
     } else if (arg == "--json") {
       if (!setAction(Action::Json, arg))
+        return false;
+    } else if (arg == "--mlir") {
+      if (!setAction(Action::Mlir, arg))
         return false;
     } else if (arg == "--verify") {
       if (!setAction(Action::Verify, arg))

@@ -13,7 +13,7 @@
 
 namespace vmpack::dump {
 
-enum class Action { Table, Json, Verify, Extract };
+enum class Action { Table, Json, Verify, Extract, Mlir };
 
 struct DumpOptions {
   std::string modulePath;

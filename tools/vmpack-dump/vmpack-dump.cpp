@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DumpMlir.h"
 #include "DumpOptions.h"
 
 #include "vmpack/Archive/ArchiveReader.h"
@@ -181,6 +182,13 @@ int main(int argc, char **argv) {
   }
   case Action::Extract:
     return extract(**reader, options);
+  case Action::Mlir: {
+    // Rebuilding trusts the segment bytes: check them first.
+    Status st = (*reader)->verifyContents(options.threads);
+    if (!st)
+      return error(options.modulePath + ": " + st.message());
+    return printModuleAsMlir(**reader);
+  }
   }
   return 1;
 }

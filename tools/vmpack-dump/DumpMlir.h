@@ -1,0 +1,17 @@
+//===- DumpMlir.h - vmpack-dump --mlir ----------------------------*- C++ -*-===//
+
+#ifndef VMPACK_TOOLS_VMPACK_DUMP_DUMPMLIR_H
+#define VMPACK_TOOLS_VMPACK_DUMP_DUMPMLIR_H
+
+#include "vmpack/Archive/ArchiveReader.h"
+
+namespace vmpack::dump {
+
+/// Prints the module's program as MLIR text with every constant rebuilt as
+/// the attribute it was compiled from. Returns the process exit code. Only
+/// a vmpack-dump built with MLIR can do this; otherwise it says so.
+int printModuleAsMlir(const archive::ArchiveReader &reader);
+
+} // namespace vmpack::dump
+
+#endif // VMPACK_TOOLS_VMPACK_DUMP_DUMPMLIR_H
