@@ -57,4 +57,10 @@ show "$bin/vmpack-dump" --verify "$module"
 step "The module is also a plain ZIP archive"
 show unzip -l "$module"
 
+step "Reading it back with the C runtime: map, verify, unpack int4 to int32"
+show "$bin/vmpack-example" "$module" layers.0.attention.wq
+
+step "And the MLIR it was compiled from (vmpack-dump --mlir, lines cut short)"
+"$bin/vmpack-dump" --mlir "$module" | cut -c1-110 | head -n 14 || true
+
 printf '\nDone: %s\n' "$module"

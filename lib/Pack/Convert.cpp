@@ -71,6 +71,14 @@ void vmpack::convert(Encoding from, Encoding to, uint32_t bitWidth,
     std::memcpy(out, in, *encodedSize(Encoding::Byte, bitWidth, numElements));
     return;
   }
+  if (from == Encoding::Packed && to == Encoding::Packed) {
+    // Already the layout: copy, then clear the last byte's unused bits.
+    uint64_t size = *encodedSize(Encoding::Packed, bitWidth, numElements);
+    std::memcpy(out, in, size);
+    if (unsigned used = (numElements * bitWidth) % 8)
+      out[size - 1] &= uint8_t((1u << used) - 1);
+    return;
+  }
   if (bitWidth > 64)
     return reference::convert(from, to, bitWidth, src, dst, numElements);
 
