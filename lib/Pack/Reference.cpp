@@ -42,6 +42,8 @@ static void setBit(uint8_t *bytes, uint64_t bit, bool value) {
 
 void reference::convert(Encoding from, Encoding to, uint32_t bitWidth,
                         const void *src, void *dst, uint64_t numElements) {
+  if (numElements == 0)
+    return;
   const auto *in = static_cast<const uint8_t *>(src);
   auto *out = static_cast<uint8_t *>(dst);
   // Every bit not written below is zero: padding, unused word bits, the tail.
