@@ -29,8 +29,11 @@ MappedFile::open(const std::string &path) {
     return Status::error("'" + path + "' is not a regular file");
   }
   if (st.st_size == 0) {
+    // mmap refuses length 0. An empty view lets the reader say what is
+    // wrong with the file (a format error), as for any other short file.
     ::close(fd);
-    return Status::error("'" + path + "' is empty, not a vmpack module");
+    alignas(64) static const uint8_t kEmpty[1] = {0};
+    return std::unique_ptr<MappedFile>(new MappedFile(kEmpty, 0));
   }
   size_t size = size_t(st.st_size);
   void *p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
@@ -43,5 +46,6 @@ MappedFile::open(const std::string &path) {
 }
 
 MappedFile::~MappedFile() {
-  ::munmap(const_cast<uint8_t *>(base), length);
+  if (length)
+    ::munmap(const_cast<uint8_t *>(base), length);
 }

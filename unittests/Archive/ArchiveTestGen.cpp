@@ -1,6 +1,7 @@
 //===- ArchiveTestGen.cpp - Writes the lit suite's sample module ----------===//
 //
 // vmpack-archive-testgen OUT [--threads N] [--seed S] [--program TEXT]
+//                         [--small]
 //
 // A test-only tool (not installed, not in tools/): the lit tests need a
 // module without depending on the MLIR compiler.
@@ -22,6 +23,7 @@ int main(int argc, char **argv) {
   unsigned threads = 1;
   uint64_t seed = 1;
   std::string program = "vmpack sample program\n";
+  bool small = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto next = [&]() -> const char * {
@@ -37,21 +39,24 @@ int main(int argc, char **argv) {
       seed = std::strtoull(next(), nullptr, 10);
     else if (arg == "--program")
       program = next();
+    else if (arg == "--small")
+      small = true;
     else if (out.empty() && arg[0] != '-')
       out = arg;
     else {
       std::fprintf(stderr, "usage: vmpack-archive-testgen OUT [--threads N] "
-                           "[--seed S] [--program TEXT]\n");
+                           "[--seed S] [--program TEXT] [--small]\n");
       return 2;
     }
   }
   if (out.empty() || threads == 0) {
     std::fprintf(stderr, "usage: vmpack-archive-testgen OUT [--threads N] "
-                         "[--seed S] [--program TEXT]\n");
+                         "[--seed S] [--program TEXT] [--small]\n");
     return 2;
   }
-  Status st = writeModule(out, "sample", sampleSegments(), program, threads,
-                          seed);
+  Status st = writeModule(out, small ? "small" : "sample",
+                          small ? smallSampleSegments() : sampleSegments(),
+                          program, threads, seed);
   if (!st) {
     std::fprintf(stderr, "error: %s\n", st.message().c_str());
     return 1;

@@ -79,6 +79,17 @@ std::vector<SampleSegment> vmpack::archive::testing::sampleSegments() {
   return segments;
 }
 
+std::vector<SampleSegment> vmpack::archive::testing::smallSampleSegments() {
+  std::vector<SampleSegment> segments;
+  segments.push_back(makeSegment("w", "i4", {5, 3}, Encoding::Packed, 64, 1));
+  segments.push_back(makeSegment("b/x", "f16", {3}, Encoding::Word, 16, 2));
+  segments.push_back(makeSegment("m", "i3", {7}, Encoding::Word, 4, 3));
+  segments.push_back(
+      makeSegment("s", "f8E4M3FN", {2}, Encoding::Byte, 1, 4));
+  segments.push_back(makeSegment("z", "i8", {0}, Encoding::Byte, 8, 5));
+  return segments;
+}
+
 Status vmpack::archive::testing::writeModule(
     const std::string &path, const std::string &moduleName,
     const std::vector<SampleSegment> &segments, const std::string &program,

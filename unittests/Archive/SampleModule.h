@@ -36,6 +36,12 @@ SampleSegment makeSegment(const std::string &name, const std::string &type,
 /// escaping.
 std::vector<SampleSegment> sampleSegments();
 
+/// A module small enough to damage byte by byte (a few hundred bytes): four
+/// segments of different types, encodings and alignments, one of them
+/// empty, for the hostile-input tests of the reader, the C API and
+/// vmpack-dump.
+std::vector<SampleSegment> smallSampleSegments();
+
 /// Writes a module with `segments` and `program`. Each segment is cut into
 /// chunks of pseudo-random sizes, shuffled with `shuffleSeed`, and handed
 /// out round-robin to `threads` threads.
