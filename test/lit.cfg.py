@@ -23,9 +23,21 @@ for var in ("HOME", "TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS"):
 
 config.substitutions.append(("%vmpack_src", config.vmpack_src_root))
 config.substitutions.append(("%python", "python3"))
+# vmpack-dump without libMLIR (its start-up dominates tests that run it
+# thousands of times): the test-only twin in MLIR builds, else the tool.
+plain_dump = os.path.join(config.vmpack_tools_dir, "vmpack-dump-archive-only")
+config.substitutions.append(
+    ("%vmpack_dump_plain",
+     plain_dump if os.path.exists(plain_dump) else "vmpack-dump"))
+config.substitutions.append(
+    ("%fault_inject",
+     os.path.join(config.vmpack_lib_dir, "libvmpack-fault-inject.so")))
 
 if config.vmpack_has_mlir:
     config.available_features.add("mlir")
+# Root ignores file permissions: tests of unwritable directories skip.
+if hasattr(os, "geteuid") and os.geteuid() != 0:
+    config.available_features.add("non-root")
 for tool in ("unzip", "zipinfo"):
     if shutil.which(tool):
         config.available_features.add(tool)
