@@ -5,7 +5,9 @@
 // Parses the input (bytecode read in place from a mapped file), turns every
 // constant into a segment of the chosen encoding and writes the module
 // archive atomically. Diagnostics carry the input's locations; on any error
-// nothing is written and the exit code is 1.
+// nothing is written and the exit code is 1. SIGINT and SIGTERM stop the
+// writers, remove the temporary file, and then end the process by that
+// signal; the destination is never touched.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,7 +96,11 @@ static cl::opt<int> &getThreadsOption() {
 }
 
 static std::atomic<bool> interrupted{false};
-static void onInterrupt(int) { interrupted = true; }
+static volatile std::sig_atomic_t interruptSignal = 0;
+static void onInterrupt(int sig) {
+  interruptSignal = sig;
+  interrupted = true;
+}
 
 static bool isPowerOfTwoInRange(unsigned value) {
   return value >= 1 && value <= 65536 && (value & (value - 1)) == 0;
@@ -168,7 +174,14 @@ int main(int argc, char **argv) {
   std::signal(SIGINT, onInterrupt);
   std::signal(SIGTERM, onInterrupt);
   if (failed(mlir::vmpack::serializeModule(*module, outputFilename, options,
-                                     rootTimer)))
+                                     rootTimer))) {
+    /// The temporary file is gone by now: die of the signal, as the shell
+    /// and make expect of an interrupted command (exit status 128 + N).
+    if (int sig = interruptSignal) {
+      std::signal(sig, SIG_DFL);
+      std::raise(sig);
+    }
     return 1;
+  }
   return 0;
 }
