@@ -1,0 +1,54 @@
+//===- ReaderFuzzer.cpp - Fuzz target: open, enumerate, verify -------------===//
+//
+// Any byte string goes to ArchiveReader::open (the structural verification
+// every open does). What it accepts is enumerated field by field, looked up
+// by name, and fully verified. Nothing may read outside the input, and an
+// accepted module must be self-consistent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AlignedInput.h"
+
+#include "vmpack/Archive/ArchiveReader.h"
+
+#include <cstdlib>
+
+using namespace vmpack::archive;
+
+/// A failed invariant on an accepted module is a bug: crash so that the
+/// fuzzer (or the corpus replay) reports it.
+static void check(bool condition) {
+  if (!condition)
+    std::abort();
+}
+
+/// Reads land here so the compiler cannot drop them.
+static volatile uint8_t sink;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  vmpack::fuzz::AlignedInput input(data, size);
+  StatusOr<std::unique_ptr<ArchiveReader>> opened =
+      ArchiveReader::open(input.data(), input.size());
+  if (!opened) {
+    check(!opened.status().message().empty());
+    return 0;
+  }
+  const ArchiveReader &reader = **opened;
+  for (size_t i = 0; i < reader.numSegments(); ++i) {
+    const SegmentInfo &s = reader.segment(i);
+    check(s.offset <= size && s.length <= size - s.offset);
+    check(s.offset % s.alignment == 0);
+    check(reader.findSegment(s.name) == i);
+    // Touch the first and last stored byte: ASan checks they are inside.
+    if (s.length)
+      sink = reader.segmentData(i)[0] ^ reader.segmentData(i)[s.length - 1];
+  }
+  const EntryInfo &program = reader.program();
+  check(program.offset <= size && program.length <= size - program.offset);
+  if (program.length)
+    sink = reader.programData()[program.length - 1];
+  check(reader.fileSize() == size);
+  Status verified = reader.verifyContents(1);
+  check(verified.isOk() || !verified.message().empty());
+  return 0;
+}
