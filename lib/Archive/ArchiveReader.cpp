@@ -38,9 +38,13 @@ std::string hex32(uint32_t v) {
   return buf;
 }
 
+/// "[offset, end)", or "[offset, +length)" when a hostile length would wrap
+/// the end around 2^64 and print a misleading small number.
 std::string range(uint64_t offset, uint64_t length) {
-  return "[" + std::to_string(offset) + ", " + std::to_string(offset + length) +
-         ")";
+  uint64_t end;
+  if (__builtin_add_overflow(offset, length, &end))
+    return "[" + std::to_string(offset) + ", +" + std::to_string(length) + ")";
+  return "[" + std::to_string(offset) + ", " + std::to_string(end) + ")";
 }
 
 uint16_t readU16(const uint8_t *p) { return uint16_t(p[0] | (p[1] << 8)); }
@@ -163,7 +167,8 @@ Status ArchiveReader::parse() {
                 trailer->indexLength, indexCrc};
   for (size_t i = 0; i < segments.size(); ++i)
     if (!byName.emplace(segments[i].name, i).second)
-      return Status::error("index: segment name '" + segments[i].name +
+      return Status::error("index: segment name '" +
+                           printableName(segments[i].name) +
                            "' appears twice");
 
   // 3. Every offset must be the one the canonical layout gives.
@@ -179,7 +184,8 @@ Status ArchiveReader::parse() {
         (size < plan->fileSize ? " (truncated?)" : " (trailing bytes?)"));
   for (size_t i = 0; i < segments.size(); ++i)
     if (segments[i].offset != plan->entries[i].dataOffset)
-      return Status::error("index: segment '" + segments[i].name +
+      return Status::error("index: segment '" +
+                           printableName(segments[i].name) +
                            "' claims offset " +
                            std::to_string(segments[i].offset) +
                            ", but its entry's data starts at " +
@@ -297,7 +303,7 @@ Status ArchiveReader::verifyContents(unsigned threads) const {
     }
     if (crc != t.expected) {
       std::string what = i < segments.size()
-                             ? "segment '" + segments[i].name + "'"
+                             ? "segment '" + printableName(segments[i].name) + "'"
                              : std::string("program");
       return Status::error(what + " at " + range(t.offset, t.length) +
                            ": CRC-32 of the stored bytes is " + hex32(crc) +

@@ -67,6 +67,21 @@ vmpack::archive::unescapeSegmentName(std::string_view entryName) {
   return out;
 }
 
+std::string vmpack::archive::printableName(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  for (unsigned char c : bytes) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out.push_back(char(c));
+      continue;
+    }
+    out += "\\x";
+    out.push_back(kHexUpper[c >> 4]);
+    out.push_back(kHexUpper[c & 15]);
+  }
+  return out;
+}
+
 std::string vmpack::archive::formatTrailer(const Trailer &trailer) {
   char buf[kTrailerLength + 1];
   int n = std::snprintf(buf, sizeof(buf),

@@ -73,7 +73,8 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
     return Status::error("index: no program entry");
   c.program.name = toStdString(program->name());
   if (c.program.name != kProgramEntryName)
-    return Status::error("index: program entry is named '" + c.program.name +
+    return Status::error("index: program entry is named '" +
+                         printableName(c.program.name) +
                          "', expected '" + std::string(kProgramEntryName) +
                          "'");
   c.program.offset = program->offset();

@@ -15,7 +15,7 @@ uint64_t vmpack::archive::numScalars(const SegmentInfo &segment) {
 
 Status vmpack::archive::validateSegment(SegmentInfo &s) {
   auto fail = [&](const std::string &what) {
-    return Status::error("segment '" + s.name + "': " + what);
+    return Status::error("segment '" + printableName(s.name) + "': " + what);
   };
   if (s.name.empty())
     return Status::error("segment with an empty name");

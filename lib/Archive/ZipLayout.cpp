@@ -127,8 +127,11 @@ StatusOr<ZipPlan> vmpack::archive::planZip(const std::vector<ZipEntry> &entries,
   plan.centralDirectoryOffset = offset;
   uint64_t cdSize = 0;
   for (size_t i = 0; i < entries.size(); ++i)
-    cdSize += kCentralHeaderSize + entries[i].name.size() +
-              centralZip64ExtraSize(entries[i], plan.entries[i]);
+    if (!addChecked(cdSize,
+                    kCentralHeaderSize + entries[i].name.size() +
+                        centralZip64ExtraSize(entries[i], plan.entries[i]),
+                    cdSize))
+      return overflow;
   plan.centralDirectorySize = cdSize;
   plan.zip64End = entries.size() >= 0xFFFF || needs64(cdSize) ||
                   needs64(plan.centralDirectoryOffset);

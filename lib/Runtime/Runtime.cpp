@@ -217,7 +217,8 @@ vmpack_status_t vmpack_module_find_segment(const vmpack_module_t *module,
       std::string_view(name ? name : "", name_length));
   if (!found)
     return fail(VMPACK_ERROR_NOT_FOUND,
-                "no segment named '" + std::string(name, name_length) + "'");
+                "no segment named '" +
+                    printableName(std::string_view(name ? name : "", name_length)) + "'");
   *out_index = *found;
   return VMPACK_OK;
 }
@@ -236,7 +237,7 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
   uint64_t end;
   if (__builtin_add_overflow(first, count, &end) || end > s.numElements)
     return fail(VMPACK_ERROR_OUT_OF_RANGE,
-                "segment '" + s.name + "': elements [" +
+                "segment '" + printableName(s.name) + "': elements [" +
                     std::to_string(first) + ", +" + std::to_string(count) +
                     ") exceed its " + std::to_string(s.numElements));
   unsigned dstBytes;
@@ -258,7 +259,7 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
   uint64_t scalarFirst = first * perElement, scalarCount = count * perElement;
   if (scalarCount > SIZE_MAX / dstBytes || scalarCount * dstBytes > dst_size)
     return fail(VMPACK_ERROR_BUFFER_TOO_SMALL,
-                "segment '" + s.name + "': " + std::to_string(scalarCount) +
+                "segment '" + printableName(s.name) + "': " + std::to_string(scalarCount) +
                     " values need " + std::to_string(scalarCount * dstBytes) +
                     " bytes, the destination has " + std::to_string(dst_size));
   if (count == 0)
@@ -269,7 +270,7 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
   if (dtype == VMPACK_DTYPE_FLOAT32) {
     if (!scalar.isFloat() || !floatFormat(scalar.kind))
       return fail(VMPACK_ERROR_UNSUPPORTED,
-                  "segment '" + s.name + "': " + toString(s.elementType) +
+                  "segment '" + printableName(s.name) + "': " + toString(s.elementType) +
                       " does not decode to float32 (only float types of at "
                       "most 32 bits do)");
     unpackToFloat32(encoding, scalar.kind, src, scalarFirst, scalarCount,
@@ -278,7 +279,7 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
   }
   if (!scalar.isInteger() || scalar.width > 8 * dstBytes)
     return fail(VMPACK_ERROR_UNSUPPORTED,
-                "segment '" + s.name + "': " + toString(s.elementType) +
+                "segment '" + printableName(s.name) + "': " + toString(s.elementType) +
                     " does not fit int" + std::to_string(8 * dstBytes));
   unpackToInt(encoding, scalar.width, scalar.isSignExtended(), src,
               scalarFirst, scalarCount, dst, dstBytes);

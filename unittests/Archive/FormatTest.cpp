@@ -84,3 +84,10 @@ TEST(Alignment, PowersOfTwoUpTo65536) {
 }
 
 } // namespace
+
+TEST(PrintableName, ControlBytesAndBackslashesAreEscaped) {
+  EXPECT_EQ(printableName("layer0.weight"), "layer0.weight");
+  EXPECT_EQ(printableName("embed/table 0"), "embed/table 0");
+  EXPECT_EQ(printableName(std::string("a\x1b[2Jb\0c\\d\xff", 11)),
+            "a\\x1B[2Jb\\x00c\\x5Cd\\xFF");
+}

@@ -51,6 +51,11 @@ std::string escapeSegmentName(std::string_view name);
 /// canonical escape of any name.
 std::optional<std::string> unescapeSegmentName(std::string_view entryName);
 
+/// `bytes` fit to appear in an error message: printable ASCII stays, every
+/// other byte (and '\\') becomes \xNN. Names come from untrusted files;
+/// printed raw, they could carry terminal escape sequences.
+std::string printableName(std::string_view bytes);
+
 /// The end-of-central-directory comment: where the index is and its CRC-32,
 /// so that a reader finds and checks the index without trusting anything in
 /// it. Always kTrailerLength ASCII bytes:
