@@ -32,6 +32,7 @@ public:
   AlignedInput &operator=(const AlignedInput &) = delete;
 
   const uint8_t *data() const { return bytes; }
+  uint8_t *data() { return bytes; }
   size_t size() const { return length; }
 
 private:

@@ -3,11 +3,13 @@
 // Any byte string goes to ArchiveReader::open (the structural verification
 // every open does). What it accepts is enumerated field by field, looked up
 // by name, and fully verified. Nothing may read outside the input, and an
-// accepted module must be self-consistent.
+// accepted module must be self-consistent. Inputs whose only fault is the
+// index CRC run again with it repaired (IndexChecksum.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "AlignedInput.h"
+#include "IndexChecksum.h"
 
 #include "vmpack/Archive/ArchiveReader.h"
 
@@ -25,13 +27,13 @@ static void check(bool condition) {
 /// Reads land here so the compiler cannot drop them.
 static volatile uint8_t sink;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  vmpack::fuzz::AlignedInput input(data, size);
+static void checkReader(const vmpack::fuzz::AlignedInput &input) {
+  size_t size = input.size();
   StatusOr<std::unique_ptr<ArchiveReader>> opened =
       ArchiveReader::open(input.data(), input.size());
   if (!opened) {
     check(!opened.status().message().empty());
-    return 0;
+    return;
   }
   const ArchiveReader &reader = **opened;
   for (size_t i = 0; i < reader.numSegments(); ++i) {
@@ -50,5 +52,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check(reader.fileSize() == size);
   Status verified = reader.verifyContents(1);
   check(verified.isOk() || !verified.message().empty());
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  vmpack::fuzz::AlignedInput input(data, size);
+  checkReader(input);
+  if (vmpack::fuzz::repairIndexChecksum(input.data(), input.size()))
+    checkReader(input);
   return 0;
 }
