@@ -22,17 +22,21 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 namespace vmpack::detail {
 
+/// The unsigned integer of N bytes, for N in {1, 2, 4, 8}.
+template <unsigned N>
+using UIntOfSize = std::conditional_t<
+    N == 1, uint8_t,
+    std::conditional_t<N == 2, uint16_t,
+                       std::conditional_t<N == 4, uint32_t, uint64_t>>>;
+
 /// Little-endian loads and stores of N <= 8 bytes. Odd sizes are composed
 /// of power-of-two accesses: going through a stack temporary would stall on
 /// store-to-load forwarding.
+
 template <unsigned N> inline uint64_t loadLE(const uint8_t *p) {
   static_assert(N >= 1 && N <= 8, "1 to 8 bytes");
   if constexpr (N == 1 || N == 2 || N == 4 || N == 8) {
-    std::conditional_t<N == 1, uint8_t,
-                       std::conditional_t<N == 2, uint16_t,
-                                          std::conditional_t<N == 4, uint32_t,
-                                                             uint64_t>>>
-        v;
+    UIntOfSize<N> v;
     std::memcpy(&v, p, N);
     return v;
   } else if constexpr (N == 3) {
@@ -50,11 +54,7 @@ template <unsigned N> inline uint64_t loadLE(const uint8_t *p) {
 template <unsigned N> inline void storeLE(uint8_t *p, uint64_t v) {
   static_assert(N >= 1 && N <= 8, "1 to 8 bytes");
   if constexpr (N == 1 || N == 2 || N == 4 || N == 8) {
-    std::conditional_t<N == 1, uint8_t,
-                       std::conditional_t<N == 2, uint16_t,
-                                          std::conditional_t<N == 4, uint32_t,
-                                                             uint64_t>>>
-        narrow = decltype(narrow)(v);
+    auto narrow = UIntOfSize<N>(v);
     std::memcpy(p, &narrow, N);
   } else if constexpr (N == 3) {
     storeLE<2>(p, v);
