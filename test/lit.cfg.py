@@ -17,7 +17,7 @@ config.test_exec_root = os.path.join(config.vmpack_obj_root, "test")
 path = [config.vmpack_tools_dir, config.llvm_tools_dir,
         config.environment.get("PATH", os.environ.get("PATH", ""))]
 config.environment["PATH"] = os.pathsep.join(path)
-for var in ("HOME", "TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS"):
+for var in ("HOME", "TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
@@ -29,6 +29,11 @@ plain_dump = os.path.join(config.vmpack_tools_dir, "vmpack-dump-archive-only")
 config.substitutions.append(
     ("%vmpack_dump_plain",
      plain_dump if os.path.exists(plain_dump) else "vmpack-dump"))
+# Tests that start a tool thousands of times take every Nth case under the
+# sanitizers, whose start-up and exit checks cost ~50 ms a process; the
+# unit tests cover every case in-process there.
+config.substitutions.append(
+    ("%damage_stride", "7" if config.vmpack_sanitize else "1"))
 config.substitutions.append(
     ("%fault_inject",
      os.path.join(config.vmpack_lib_dir, "libvmpack-fault-inject.so")))
