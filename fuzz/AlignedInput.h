@@ -1,4 +1,4 @@
-//===- AlignedInput.h - Fuzzer input in a buffer the reader accepts -*- C++ -*-===//
+//===- AlignedInput.h - Fuzz input where the reader accepts it --*- C++ -*-===//
 //
 // Modules are opened from 16-byte aligned memory. The fuzzer's buffer has no
 // such promise, so each input is copied into an allocation of exactly its

@@ -1,4 +1,4 @@
-//===- IndexChecksum.h - Let mutated indexes past the trailer's CRC -*- C++ -*-===//
+//===- IndexChecksum.h - Mutated indexes past the trailer CRC ---*- C++ -*-===//
 //
 // The trailer holds the index's CRC-32, so almost every mutation of the
 // index stops at that check and the FlatBuffers verifier and the record

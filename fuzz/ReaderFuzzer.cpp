@@ -1,4 +1,4 @@
-//===- ReaderFuzzer.cpp - Fuzz target: open, enumerate, verify -------------===//
+//===- ReaderFuzzer.cpp - Fuzz target: open, enumerate, verify ------------===//
 //
 // Any byte string goes to ArchiveReader::open (the structural verification
 // every open does). What it accepts is enumerated field by field, looked up

@@ -1,4 +1,4 @@
-//===- ReplayMain.cpp - Run a fuzz target over files, without libFuzzer -----===//
+//===- ReplayMain.cpp - Run a fuzz target over files, without libFuzzer ---===//
 //
 // Usage: <target>-replay PATH...
 //

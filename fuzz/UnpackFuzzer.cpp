@@ -1,4 +1,4 @@
-//===- UnpackFuzzer.cpp - Fuzz target: the C API's unpacking ---------------===//
+//===- UnpackFuzzer.cpp - Fuzz target: the C API's unpacking --------------===//
 //
 // Opens any byte string with vmpack_module_open_memory and, for every
 // segment it accepts, unpacks ranges to every dtype into buffers of exactly
@@ -103,9 +103,10 @@ void fuzzSegment(const vmpack_module_t *m, size_t index) {
     if (dtype != VMPACK_DTYPE_FLOAT32) {
       if (!narrower.empty()) {
         for (size_t i = 0; i < whole.size(); ++i) {
-          uint64_t bits = uint64_t(whole[i]) & ((uint64_t(1) << narrowerBits) - 1);
-          int64_t truncated = int64_t(bits << (64 - narrowerBits)) >>
-                              (64 - narrowerBits);
+          uint64_t bits =
+              uint64_t(whole[i]) & ((uint64_t(1) << narrowerBits) - 1);
+          int64_t truncated =
+              int64_t(bits << (64 - narrowerBits)) >> (64 - narrowerBits);
           check(truncated == narrower[i]);
         }
       }
@@ -115,16 +116,14 @@ void fuzzSegment(const vmpack_module_t *m, size_t index) {
   }
   // Out-of-range requests fail cleanly, with or without overflow.
   std::vector<int64_t> none;
-  check(unpack(m, index, info.element_count, 1, perElement,
-               VMPACK_DTYPE_INT32, none) == VMPACK_ERROR_OUT_OF_RANGE);
+  check(unpack(m, index, info.element_count, 1, perElement, VMPACK_DTYPE_INT32,
+               none) == VMPACK_ERROR_OUT_OF_RANGE);
   int32_t one = 0;
-  check(vmpack_segment_unpack(m, index, UINT64_MAX, 2, VMPACK_DTYPE_INT32,
-                              &one, sizeof(one)) ==
-        VMPACK_ERROR_OUT_OF_RANGE);
+  check(vmpack_segment_unpack(m, index, UINT64_MAX, 2, VMPACK_DTYPE_INT32, &one,
+                              sizeof(one)) == VMPACK_ERROR_OUT_OF_RANGE);
   if (info.element_count >= 2)
     check(vmpack_segment_unpack(m, index, 0, 2, VMPACK_DTYPE_INT32, &one,
-                                sizeof(one)) ==
-          VMPACK_ERROR_BUFFER_TOO_SMALL);
+                                sizeof(one)) == VMPACK_ERROR_BUFFER_TOO_SMALL);
 }
 
 void checkModule(const vmpack::fuzz::AlignedInput &input) {

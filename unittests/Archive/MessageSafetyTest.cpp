@@ -1,4 +1,4 @@
-//===- MessageSafetyTest.cpp - Error messages about hostile files -----------===//
+//===- MessageSafetyTest.cpp - Error messages about hostile files ---------===//
 //
 // Error messages quote what the file says: names must not reach a terminal
 // raw (escape sequences), and hostile numbers must not print as misleading

@@ -128,15 +128,15 @@ TEST(HostileModule, UnalignedBuffersAreRefused) {
 TEST(HostileModule, MessagesNeverCarryRawControlBytes) {
   ScratchDir dir;
   std::vector<SampleSegment> segments;
-  segments.push_back(makeSegment(std::string("\x1b]0;owned\x07", 10), "i4",
-                                 {4}, vmpack::Encoding::Packed, 64, 1));
+  segments.push_back(makeSegment(std::string("\x1b]0;owned\x07", 10), "i4", {4},
+                                 vmpack::Encoding::Packed, 64, 1));
   ASSERT_TRUE(writeModule(dir.path("m"), "m", segments, "p", 1, 1).isOk());
   vmpack_module_t *m = nullptr;
   ASSERT_EQ(vmpack_module_open_file(dir.path("m").c_str(), &m), VMPACK_OK);
   int8_t out[8];
-  EXPECT_EQ(vmpack_segment_unpack(m, 0, 3, 2, VMPACK_DTYPE_INT8, out,
-                                  sizeof(out)),
-            VMPACK_ERROR_OUT_OF_RANGE);
+  EXPECT_EQ(
+      vmpack_segment_unpack(m, 0, 3, 2, VMPACK_DTYPE_INT8, out, sizeof(out)),
+      VMPACK_ERROR_OUT_OF_RANGE);
   std::string message = vmpack_last_error();
   EXPECT_NE(message.find("segment '\\x1B]0;owned\\x07'"), std::string::npos)
       << message;
