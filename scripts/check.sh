@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # README command (b): installs the dependencies, builds vmpack, and runs the
-# whole test suite (GoogleTest unit tests and the lit suite through CTest),
-# then the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# whole test suite twice: first everything (unit tests, the fuzz corpus
+# replay and the lit suite, MLIR tools included) built with
+# AddressSanitizer + UndefinedBehaviorSanitizer, then the Release build and
+# the same suite, whose summary is the last thing printed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
 
 bash "$root/scripts/install-deps.sh"
 
-echo "== Sanitizer build (ASan + UBSan) of the MLIR-free layers"
+echo "== Sanitizer build (ASan + UBSan) and the whole test suite"
 BUILD_DIR="$root/build-asan" bash "$root/scripts/build.sh" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMPACK_SANITIZE=ON \
-  -DVMPACK_ENABLE_MLIR=OFF -DVMPACK_BUILD_BENCHMARKS=OFF
+  -DVMPACK_ENABLE_MLIR=ON -DVMPACK_BUILD_BENCHMARKS=OFF
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir "$root/build-asan" \
   --output-on-failure -j "$jobs"
 
