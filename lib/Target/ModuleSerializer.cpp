@@ -242,6 +242,10 @@ LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
   programTimer.stop();
 
   TimingScope writeTimer = timing.nest("write segments");
+  // An interrupt during the phases above must not reserve the output's space.
+  if (isCancelled())
+    return emitError(loc) << "interrupted; '" << outputPath
+                          << "' was not written";
   archive::WriterOptions writerOptions;
   writerOptions.moduleName = options.moduleName;
   writerOptions.producer = options.producer;
