@@ -1,4 +1,4 @@
-//===- PackBenchmark.cpp - Throughput of the packing kernels ---------------===//
+//===- PackBenchmark.cpp - Throughput of the packing kernels --------------===//
 //
 // Each benchmark reports the bytes of its *input* per second, next to a
 // memcpy of the same input bytes measured in the same run (BM_Memcpy with
@@ -102,17 +102,14 @@ void smallWidths(benchmark::internal::Benchmark *b) {
 
 // MLIR storage (`byte`, or the bitmask for i1) is what the compiler reads.
 BENCHMARK_CAPTURE(BM_Memcpy, mlir_input, Encoding::Byte)->Apply(widths);
-BENCHMARK_CAPTURE(BM_Convert, mlir_to_packed, Encoding::Byte,
-                  Encoding::Packed)
+BENCHMARK_CAPTURE(BM_Convert, mlir_to_packed, Encoding::Byte, Encoding::Packed)
     ->Apply(widths);
 BENCHMARK_CAPTURE(BM_Convert, mlir_to_word, Encoding::Byte, Encoding::Word)
     ->Apply(widths);
 BENCHMARK_CAPTURE(BM_Memcpy, packed_input, Encoding::Packed)->Apply(widths);
-BENCHMARK_CAPTURE(BM_Convert, packed_to_byte, Encoding::Packed,
-                  Encoding::Byte)
+BENCHMARK_CAPTURE(BM_Convert, packed_to_byte, Encoding::Packed, Encoding::Byte)
     ->Apply(widths);
-BENCHMARK_CAPTURE(BM_Convert, packed_to_word, Encoding::Packed,
-                  Encoding::Word)
+BENCHMARK_CAPTURE(BM_Convert, packed_to_word, Encoding::Packed, Encoding::Word)
     ->Apply(widths);
 BENCHMARK_CAPTURE(BM_UnpackToInt8, packed, Encoding::Packed)
     ->Apply(smallWidths);

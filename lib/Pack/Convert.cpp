@@ -1,4 +1,4 @@
-//===- Convert.cpp - Fast conversions between encodings --------------------===//
+//===- Convert.cpp - Fast conversions between encodings -------------------===//
 //
 // Dispatch: whole-byte widths are the same bytes in every encoding (a
 // memcpy); W <= 64 uses the per-width kernels of Kernels.h; wider odd widths
@@ -21,11 +21,10 @@ template <size_t... Ws>
 static constexpr std::array<KernelSet, sizeof...(Ws) + 1>
 makeKernelTable(std::index_sequence<Ws...>) {
   return {KernelSet{},
-          KernelSet{&Kernels<Ws + 1>::byteToPacked,
-                    &Kernels<Ws + 1>::packedToByte,
-                    &Kernels<Ws + 1>::byteToWord, &Kernels<Ws + 1>::wordToByte,
-                    &Kernels<Ws + 1>::normalizeByte,
-                    &Kernels<Ws + 1>::readRange}...};
+          KernelSet{
+              &Kernels<Ws + 1>::byteToPacked, &Kernels<Ws + 1>::packedToByte,
+              &Kernels<Ws + 1>::byteToWord, &Kernels<Ws + 1>::wordToByte,
+              &Kernels<Ws + 1>::normalizeByte, &Kernels<Ws + 1>::readRange}...};
 }
 
 static constexpr auto kKernelTable =
@@ -97,8 +96,7 @@ void vmpack::convert(Encoding from, Encoding to, uint32_t bitWidth,
   alignas(64) uint8_t scratch[kBlockBytes];
   for (uint64_t first = 0; first < numElements; first += block) {
     uint64_t n = std::min(block, numElements - first);
-    toByte(k, from, in + granuleByteOffset(from, bitWidth, first), scratch,
-           n);
+    toByte(k, from, in + granuleByteOffset(from, bitWidth, first), scratch, n);
     fromByte(k, to, scratch, out + granuleByteOffset(to, bitWidth, first), n);
   }
 }

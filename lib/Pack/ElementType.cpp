@@ -108,8 +108,8 @@ std::optional<ElementType> vmpack::parseElementType(std::string_view text) {
   constexpr std::string_view prefix = "complex<";
   if (text.substr(0, prefix.size()) == prefix && !text.empty() &&
       text.back() == '>') {
-    auto scalar = parseScalar(text.substr(prefix.size(),
-                                          text.size() - prefix.size() - 1));
+    auto scalar = parseScalar(
+        text.substr(prefix.size(), text.size() - prefix.size() - 1));
     if (!scalar)
       return std::nullopt;
     return ElementType{*scalar, true};

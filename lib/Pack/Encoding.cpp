@@ -1,4 +1,4 @@
-//===- Encoding.cpp - Sizes and granules of the three encodings ------------===//
+//===- Encoding.cpp - Sizes and granules of the three encodings -----------===//
 
 #include "vmpack/Pack/Encoding.h"
 

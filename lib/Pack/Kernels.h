@@ -1,4 +1,4 @@
-//===- Kernels.h - Per-width conversion kernels (internal) --------*- C++ -*-===//
+//===- Kernels.h - Per-width conversion kernels (internal) ------*- C++ -*-===//
 //
 // Kernels<W> holds the fast loops for one element width W (1 ... 64). W is a
 // template parameter so that masks, strides and word geometry are
@@ -116,8 +116,8 @@ template <uint32_t W> struct BitWriter {
 
 template <uint32_t W> struct Kernels {
   static constexpr uint32_t kBytes = (W + 7) / 8; ///< `byte` stride
-  static constexpr uint64_t kMask = W == 64 ? ~uint64_t(0)
-                                            : (uint64_t(1) << W) - 1;
+  static constexpr uint64_t kMask =
+      W == 64 ? ~uint64_t(0) : (uint64_t(1) << W) - 1;
   static constexpr uint32_t kWordBits = wordBitsFor(W);
   static constexpr uint32_t kWordBytes = kWordBits / 8;
   static constexpr uint32_t kPerWord = W == 1 ? 1 : kWordBits / W;
@@ -227,8 +227,7 @@ template <uint32_t W> struct Kernels {
       uint64_t quads = n / 4;
       for (uint64_t i = 0; i < quads; ++i) {
         uint32_t x = in[i];
-        storeLE<4>(out + 4 * i,
-                   (x | x << 6 | x << 12 | x << 18) & 0x03030303u);
+        storeLE<4>(out + 4 * i, (x | x << 6 | x << 12 | x << 18) & 0x03030303u);
       }
       done = quads * 4;
     } else if constexpr (W == 1) {
@@ -238,9 +237,8 @@ template <uint32_t W> struct Kernels {
       for (uint64_t i = 0; i < octets; ++i) {
         uint64_t spread =
             (in[i] * 0x0101010101010101ull) & 0x8040201008040201ull;
-        storeLE<8>(out + 8 * i,
-                   ((spread + 0x7F7F7F7F7F7F7F7Full) >> 7) &
-                       0x0101010101010101ull);
+        storeLE<8>(out + 8 * i, ((spread + 0x7F7F7F7F7F7F7F7Full) >> 7) &
+                                    0x0101010101010101ull);
       }
       done = octets * 8;
     } else if constexpr (W < 8) {
@@ -347,8 +345,7 @@ struct KernelSet {
   void (*byteToWord)(const uint8_t *, uint8_t *, uint64_t);
   void (*wordToByte)(const uint8_t *, uint8_t *, uint64_t);
   void (*normalizeByte)(const uint8_t *, uint8_t *, uint64_t);
-  void (*readRange)(Encoding, const uint8_t *, uint64_t, uint64_t,
-                    uint64_t *);
+  void (*readRange)(Encoding, const uint8_t *, uint64_t, uint64_t, uint64_t *);
 };
 
 /// Kernels for W in 1 ... 64 (index 0 unused).

@@ -1,4 +1,4 @@
-//===- Reference.cpp - The slow, obvious definition of every encoding ------===//
+//===- Reference.cpp - The slow, obvious definition of every encoding -----===//
 //
 // Straight from docs/packing.md: an element is W bits; each encoding says at
 // which bit of the output stream bit b of element k lands. Everything here
@@ -71,8 +71,7 @@ void reference::unpackToInt(Encoding encoding, uint32_t bitWidth,
                             uint64_t count, void *dst, unsigned dstBytes) {
   auto *out = static_cast<uint8_t *>(dst);
   for (uint64_t i = 0; i < count; ++i) {
-    uint64_t value =
-        reference::readElement(encoding, bitWidth, src, first + i);
+    uint64_t value = reference::readElement(encoding, bitWidth, src, first + i);
     bool negative = signExtend && ((value >> (bitWidth - 1)) & 1);
     for (unsigned byte = 0; byte < dstBytes; ++byte) {
       uint8_t b = 0;

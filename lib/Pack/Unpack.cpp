@@ -29,8 +29,7 @@ static void widen(const uint64_t *values, uint64_t n, uint32_t bitWidth,
 
 /// The hot case: packed 4-bit elements to bytes, two per input byte.
 static void unpackNibblesToInt8(const uint8_t *in, uint64_t first,
-                                uint64_t count, bool signExtend,
-                                uint8_t *out) {
+                                uint64_t count, bool signExtend, uint8_t *out) {
   auto low = [signExtend](uint8_t b) -> uint8_t {
     return signExtend ? uint8_t(int8_t(uint8_t(b << 4)) >> 4) : b & 0xF;
   };
@@ -51,9 +50,9 @@ static void unpackNibblesToInt8(const uint8_t *in, uint64_t first,
     out[2 * pairs] = low(p[pairs]);
 }
 
-void vmpack::unpackToInt(Encoding encoding, uint32_t bitWidth,
-                         bool signExtend, const void *src, uint64_t first,
-                         uint64_t count, void *dst, unsigned dstBytes) {
+void vmpack::unpackToInt(Encoding encoding, uint32_t bitWidth, bool signExtend,
+                         const void *src, uint64_t first, uint64_t count,
+                         void *dst, unsigned dstBytes) {
   const auto *in = static_cast<const uint8_t *>(src);
   if (count == 0)
     return;
@@ -103,8 +102,7 @@ float vmpack::decodeFloat(const FloatFormat &format, uint32_t bits) {
   if (format.nanIsNegativeZero && negative && exponent == 0 && mantissa == 0)
     return nan;
   if (format.hasInfAndNaN && exponent == expMax)
-    return mantissa == 0 ? sign * std::numeric_limits<float>::infinity()
-                         : nan;
+    return mantissa == 0 ? sign * std::numeric_limits<float>::infinity() : nan;
   if (format.nanIsAllOnes && exponent == expMax && mantissa == manMax)
     return nan;
   // Exponent-only formats (f8E8M0FNU) have no zero and no subnormals.
@@ -112,9 +110,8 @@ float vmpack::decodeFloat(const FloatFormat &format, uint32_t bits) {
     return sign * std::ldexp(1.0f, int(exponent) - format.bias);
   if (exponent == 0)
     return sign * std::ldexp(float(mantissa), 1 - format.bias - int(m));
-  return sign *
-         std::ldexp(float(mantissa | (1u << m)), int(exponent) - format.bias -
-                                                     int(m));
+  return sign * std::ldexp(float(mantissa | (1u << m)),
+                           int(exponent) - format.bias - int(m));
 }
 
 void vmpack::unpackToFloat32(Encoding encoding, ScalarKind kind,

@@ -1,4 +1,4 @@
-//===- ConstantCollector.cpp - Finding a module's constants ----------------===//
+//===- ConstantCollector.cpp - Finding a module's constants ---------------===//
 
 #include "vmpack/Target/ConstantCollector.h"
 
@@ -122,7 +122,8 @@ LogicalResult describeConstant(const ConstantHolder &holder,
     info.origin = ConstantOrigin::Dense;
     info.data = dense.getRawData();
     info.isSplat = dense.isSplat();
-    info.sourceEncoding = ::vmpack::mlirStorageEncoding(bitWidth, elementType->isComplex);
+    info.sourceEncoding =
+        ::vmpack::mlirStorageEncoding(bitWidth, elementType->isComplex);
     expectedSize = info.isSplat
                        ? ::vmpack::encodedSize(info.sourceEncoding, bitWidth,
                                                elementType->scalarsPerElement())
@@ -131,7 +132,8 @@ LogicalResult describeConstant(const ConstantHolder &holder,
     // MLIR stores an i1 splat as one byte, 0x00 or 0xFF.
     if (info.isSplat && bitWidth == 1 && !elementType->isComplex)
       expectedSize = 1;
-  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(holder.value)) {
+  } else if (auto resource =
+                 dyn_cast<DenseResourceElementsAttr>(holder.value)) {
     DenseResourceElementsHandle handle = resource.getRawHandle();
     info.resourceKey = handle.getKey().str();
     AsmResourceBlob *blob = handle.getBlob();
@@ -143,7 +145,8 @@ LogicalResult describeConstant(const ConstantHolder &holder,
     info.resourceAlignment = uint32_t(blob->getDataAlignment());
     if (zeroCopy && zeroCopy->isZeroCopyDense(handle.getKey())) {
       info.origin = ConstantOrigin::Dense;
-      info.sourceEncoding = ::vmpack::mlirStorageEncoding(bitWidth, elementType->isComplex);
+      info.sourceEncoding =
+          ::vmpack::mlirStorageEncoding(bitWidth, elementType->isComplex);
     } else if (op->hasAttr(getLogicalTypeAttrName())) {
       info.origin = ConstantOrigin::PackedResource;
       info.sourceEncoding = Encoding::Packed;
@@ -151,8 +154,8 @@ LogicalResult describeConstant(const ConstantHolder &holder,
       info.origin = ConstantOrigin::DenseResource;
       info.sourceEncoding = Encoding::Byte;
     }
-    expectedSize = ::vmpack::encodedSize(info.sourceEncoding, bitWidth,
-                                         info.numScalars);
+    expectedSize =
+        ::vmpack::encodedSize(info.sourceEncoding, bitWidth, info.numScalars);
   } else {
     return op->emitError()
            << "constant of type " << holder.value.getType() << " is a '"

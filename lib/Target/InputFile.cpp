@@ -1,4 +1,4 @@
-//===- InputFile.cpp - Reading the compiler's input ------------------------===//
+//===- InputFile.cpp - Reading the compiler's input -----------------------===//
 
 #include "vmpack/Target/InputFile.h"
 
@@ -7,10 +7,11 @@
 
 using namespace mlir;
 
-OwningOpRef<ModuleOp> mlir::vmpack::parseInputFile(
-    StringRef path, const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
-    MLIRContext *context, ZeroCopyRegistry &zeroCopy,
-    std::string &errorMessage) {
+OwningOpRef<ModuleOp>
+mlir::vmpack::parseInputFile(StringRef path,
+                             const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+                             MLIRContext *context, ZeroCopyRegistry &zeroCopy,
+                             std::string &errorMessage) {
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(path, llvm::Align(64), &errorMessage);
   if (!input)

@@ -1,4 +1,4 @@
-//===- ModuleRebuilder.cpp - Module archive back to MLIR -------------------===//
+//===- ModuleRebuilder.cpp - Module archive back to MLIR ------------------===//
 
 #include "vmpack/Target/ModuleRebuilder.h"
 
@@ -24,8 +24,8 @@ static Attribute rebuildConstant(const archive::ArchiveReader &reader,
   Encoding target;
   switch (info.sourceKind) {
   case archive::SourceKind::Dense:
-    target = ::vmpack::mlirStorageEncoding(bitWidth,
-                                          info.elementType.isComplex);
+    target =
+        ::vmpack::mlirStorageEncoding(bitWidth, info.elementType.isComplex);
     break;
   case archive::SourceKind::DenseResource:
     target = Encoding::Byte;

@@ -1,4 +1,4 @@
-//===- ModuleSerializer.cpp - MLIR module to module archive ----------------===//
+//===- ModuleSerializer.cpp - MLIR module to module archive ---------------===//
 //
 // Phases: collect the constants (no copies: pointers into attributes, blobs
 // or the mapped input), check every one against the requested encoding,
@@ -19,10 +19,10 @@
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Diagnostics.h"
-#include "llvm/Support/Threading.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -158,8 +158,8 @@ archive::Status writeChunk(archive::ArchiveWriter &writer,
     } else {
       for (uint64_t i = 0; i < chunk.numScalars; ++i)
         std::memcpy(bytes + i * stride,
-                    source + ((chunk.firstScalar + i) % scalarsPerElement) *
-                                 stride,
+                    source +
+                        ((chunk.firstScalar + i) % scalarsPerElement) * stride,
                     stride);
     }
     uint8_t *out = scratch.get(outSize);
@@ -201,9 +201,8 @@ std::vector<Chunk> planChunks(ArrayRef<SegmentPlan> plans, Encoding encoding) {
     // Complex splats repeat a (real, imaginary) pair: keep chunks even.
     uint64_t granule = std::lcm(::vmpack::elementGranule(bitWidth),
                                 uint64_t(c.elementType.scalarsPerElement()));
-    uint64_t perChunk =
-        std::max<uint64_t>(granule, kChunkBytes * 8 / bitWidth / granule *
-                                        granule);
+    uint64_t perChunk = std::max<uint64_t>(granule, kChunkBytes * 8 / bitWidth /
+                                                        granule * granule);
     (void)encoding;
     for (uint64_t first = 0; first < c.numScalars; first += perChunk)
       chunks.push_back({p, first, std::min(perChunk, c.numScalars - first)});
@@ -296,9 +295,8 @@ LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
       return;
     }
     thread_local ScratchBuffer scratch, expanded;
-    archive::Status status =
-        writeChunk(writer, plans[chunk.plan], chunk, options.encoding,
-                   scratch, expanded);
+    archive::Status status = writeChunk(writer, plans[chunk.plan], chunk,
+                                        options.encoding, scratch, expanded);
     if (!status) {
       std::lock_guard<std::mutex> lock(errorMutex);
       if (!firstError)
@@ -306,13 +304,13 @@ LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
       stop = true;
       return;
     }
-    progress.add(*::vmpack::encodedSize(options.encoding,
-                                        plans[chunk.plan]
-                                            .constant->elementType.scalarBits(),
-                                        chunk.numScalars));
+    progress.add(*::vmpack::encodedSize(
+        options.encoding, plans[chunk.plan].constant->elementType.scalarBits(),
+        chunk.numScalars));
   };
 
-  llvm::ThreadPoolStrategy strategy = llvm::hardware_concurrency(options.threads);
+  llvm::ThreadPoolStrategy strategy =
+      llvm::hardware_concurrency(options.threads);
   if (strategy.compute_thread_count() <= 1) {
     for (const Chunk &chunk : chunks)
       runChunk(chunk);

@@ -1,4 +1,4 @@
-//===- Progress.cpp - A progress bar for long writes -----------------------===//
+//===- Progress.cpp - A progress bar for long writes ----------------------===//
 
 #include "vmpack/Target/Progress.h"
 
@@ -47,9 +47,9 @@ static void formatBytes(char *out, size_t size, double bytes) {
 
 void ProgressBar::draw(bool final) {
   uint64_t now = done.load(std::memory_order_relaxed);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   double fraction = total ? double(now) / double(total) : 1.0;
   if (fraction > 1)
     fraction = 1;

@@ -1,4 +1,4 @@
-//===- TypeMapping.cpp - MLIR types to vmpack element types ----------------===//
+//===- TypeMapping.cpp - MLIR types to vmpack element types ---------------===//
 //
 // The packing library names element types exactly as MLIR prints them
 // (i4, si3, index, f8E4M3FN, bf16, complex<f16>, ...), so the mapping goes

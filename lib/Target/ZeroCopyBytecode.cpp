@@ -1,4 +1,4 @@
-//===- ZeroCopyBytecode.cpp - Dense elements read in place -----------------===//
+//===- ZeroCopyBytecode.cpp - Dense elements read in place ----------------===//
 
 #include "vmpack/Target/ZeroCopyBytecode.h"
 
@@ -10,9 +10,9 @@
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/MemoryBufferRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -99,8 +99,8 @@ bool mlir::vmpack::attachZeroCopyDenseElements(ParserConfig &config,
         if (!elementType)
           return success();
         uint32_t bitWidth = elementType->scalarBits();
-        uint64_t numScalars = uint64_t(type.getNumElements()) *
-                              elementType->scalarsPerElement();
+        uint64_t numScalars =
+            uint64_t(type.getNumElements()) * elementType->scalarsPerElement();
         // A splat's blob holds one element; leave those (and i1 tensors
         // short enough to be confused with one) to the usual reader.
         std::optional<uint64_t> fullSize = ::vmpack::encodedSize(
@@ -109,11 +109,11 @@ bool mlir::vmpack::attachZeroCopyDenseElements(ParserConfig &config,
         if (!fullSize || *fullSize != blob.size() ||
             (bitWidth == 1 && !elementType->isComplex && numScalars <= 8))
           return success();
-        auto &manager =
-            DenseResourceElementsHandle::getManagerInterface(reader.getContext());
+        auto &manager = DenseResourceElementsHandle::getManagerInterface(
+            reader.getContext());
         DenseResourceElementsHandle handle = manager.insert(
-            "vmpack_dense", UnmanagedAsmResourceBlob::allocateWithAlign(
-                                blob, /*align=*/1));
+            "vmpack_dense",
+            UnmanagedAsmResourceBlob::allocateWithAlign(blob, /*align=*/1));
         registry.add(handle.getKey());
         entry = DenseResourceElementsAttr::get(type, handle);
         return success();

@@ -1,4 +1,4 @@
-//===- vmpack-compile.cpp - MLIR constants in, module archive out ----------===//
+//===- vmpack-compile.cpp - MLIR constants in, module archive out ---------===//
 //
 // Usage: vmpack-compile INPUT.{mlir,mlirbc} -o OUTPUT.vmpk [options]
 //
@@ -174,7 +174,7 @@ int main(int argc, char **argv) {
   std::signal(SIGINT, onInterrupt);
   std::signal(SIGTERM, onInterrupt);
   if (failed(mlir::vmpack::serializeModule(*module, outputFilename, options,
-                                     rootTimer))) {
+                                           rootTimer))) {
     /// The temporary file is gone by now: die of the signal, as the shell
     /// and make expect of an interrupted command (exit status 128 + N).
     if (int sig = interruptSignal) {

@@ -1,4 +1,4 @@
-//===- DumpMlir.h - vmpack-dump --mlir ----------------------------*- C++ -*-===//
+//===- DumpMlir.h - vmpack-dump --mlir --------------------------*- C++ -*-===//
 
 #ifndef VMPACK_TOOLS_VMPACK_DUMP_DUMPMLIR_H
 #define VMPACK_TOOLS_VMPACK_DUMP_DUMPMLIR_H

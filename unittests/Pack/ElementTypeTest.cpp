@@ -9,11 +9,34 @@ using namespace vmpack;
 namespace {
 
 TEST(ElementType, ParsesAndPrintsMlirSpellings) {
-  for (const char *text :
-       {"i1", "i3", "i4", "i17", "i64", "si7", "ui9", "index", "f4E2M1FN",
-        "f6E2M3FN", "f6E3M2FN", "f8E5M2", "f8E4M3", "f8E4M3FN", "f8E5M2FNUZ",
-        "f8E4M3FNUZ", "f8E4M3B11FNUZ", "f8E3M4", "f8E8M0FNU", "bf16", "f16",
-        "tf32", "f32", "f64", "f80", "f128", "complex<f16>", "complex<i3>"}) {
+  for (const char *text : {"i1",
+                           "i3",
+                           "i4",
+                           "i17",
+                           "i64",
+                           "si7",
+                           "ui9",
+                           "index",
+                           "f4E2M1FN",
+                           "f6E2M3FN",
+                           "f6E3M2FN",
+                           "f8E5M2",
+                           "f8E4M3",
+                           "f8E4M3FN",
+                           "f8E5M2FNUZ",
+                           "f8E4M3FNUZ",
+                           "f8E4M3B11FNUZ",
+                           "f8E3M4",
+                           "f8E8M0FNU",
+                           "bf16",
+                           "f16",
+                           "tf32",
+                           "f32",
+                           "f64",
+                           "f80",
+                           "f128",
+                           "complex<f16>",
+                           "complex<i3>"}) {
     auto parsed = parseElementType(text);
     ASSERT_TRUE(parsed) << text;
     EXPECT_EQ(toString(*parsed), text);

@@ -17,13 +17,11 @@ TEST(Encoding, Names) {
 
 TEST(Encoding, WordLayoutFollowsTheFormula) {
   // (W, P, E) from docs/packing.md.
-  const uint32_t table[][3] = {{1, 8, 1},   {2, 8, 4},   {3, 8, 2},
-                               {4, 8, 2},   {5, 16, 3},  {6, 16, 2},
-                               {7, 16, 2},  {9, 32, 3},  {12, 32, 2},
-                               {15, 32, 2}, {17, 64, 3}, {19, 64, 3},
-                               {21, 64, 3}, {31, 64, 2}, {33, 64, 1},
-                               {63, 64, 1}, {8, 8, 1},   {16, 16, 1},
-                               {24, 24, 1}, {80, 80, 1}};
+  const uint32_t table[][3] = {
+      {1, 8, 1},   {2, 8, 4},   {3, 8, 2},   {4, 8, 2},   {5, 16, 3},
+      {6, 16, 2},  {7, 16, 2},  {9, 32, 3},  {12, 32, 2}, {15, 32, 2},
+      {17, 64, 3}, {19, 64, 3}, {21, 64, 3}, {31, 64, 2}, {33, 64, 1},
+      {63, 64, 1}, {8, 8, 1},   {16, 16, 1}, {24, 24, 1}, {80, 80, 1}};
   for (const auto &row : table) {
     WordLayout l = wordLayout(row[0]);
     EXPECT_EQ(l.wordBits, row[1]) << "W=" << row[0];
@@ -48,8 +46,7 @@ TEST(Encoding, Sizes) {
 TEST(Encoding, SizesNeverOverflowSilently) {
   EXPECT_FALSE(encodedSize(Encoding::Byte, 64, UINT64_MAX));
   EXPECT_FALSE(encodedSize(Encoding::Packed, 64, UINT64_MAX));
-  EXPECT_EQ(encodedSize(Encoding::Packed, 4, UINT64_MAX),
-            UINT64_MAX / 2 + 1);
+  EXPECT_EQ(encodedSize(Encoding::Packed, 4, UINT64_MAX), UINT64_MAX / 2 + 1);
   EXPECT_EQ(encodedSize(Encoding::Word, 4, UINT64_MAX), UINT64_MAX / 2 + 1);
   EXPECT_FALSE(encodedSize(Encoding::Word, 64, UINT64_MAX));
 }
@@ -60,8 +57,7 @@ TEST(Encoding, GranulesStartOnByteBoundaries) {
     EXPECT_EQ(g * w % 8, 0u) << w;
     EXPECT_EQ(g % wordLayout(w).elementsPerWord, 0u) << w;
     for (Encoding e : {Encoding::Packed, Encoding::Word, Encoding::Byte})
-      EXPECT_EQ(granuleByteOffset(e, w, 3 * g), *encodedSize(e, w, 3 * g))
-          << w;
+      EXPECT_EQ(granuleByteOffset(e, w, 3 * g), *encodedSize(e, w, 3 * g)) << w;
   }
 }
 

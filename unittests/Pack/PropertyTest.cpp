@@ -32,8 +32,8 @@ std::vector<uint32_t> widthsUnderTest() {
 }
 
 std::vector<uint64_t> lengthsFor(uint32_t bitWidth, std::mt19937_64 &rng) {
-  std::vector<uint64_t> lengths = {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65,
-                                   1000};
+  std::vector<uint64_t> lengths = {0,  1,  2,  3,  7,  8,  9,
+                                   15, 16, 17, 63, 64, 65, 1000};
   uint64_t g = elementGranule(bitWidth);
   for (uint64_t k : {1, 2, 5})
     for (int64_t d : {-1, 0, 1})
@@ -83,8 +83,8 @@ TEST_P(PackProperty, FastMatchesReferenceForEveryEncodingPair) {
         convert(from, to, w, src.data(), fastMisaligned.data() + off, n);
         reference::convert(from, to, w, src.data(), slow.data(), n);
         ASSERT_TRUE(std::equal(slow.begin(), slow.end(), fast.begin()));
-        ASSERT_TRUE(std::equal(slow.begin(), slow.end(),
-                               fastMisaligned.begin() + off));
+        ASSERT_TRUE(
+            std::equal(slow.begin(), slow.end(), fastMisaligned.begin() + off));
         for (size_t i = 0; i < kGuard; ++i)
           ASSERT_EQ(fast[dstSize + i], 0xA5) << "wrote past the end";
       }

@@ -1,4 +1,4 @@
-//===- TestVectorsTest.cpp - docs/packing.md's test vectors, exactly -------===//
+//===- TestVectorsTest.cpp - docs/packing.md's test vectors, exactly ------===//
 
 #include "vmpack/Pack/Convert.h"
 
@@ -48,8 +48,7 @@ TEST_P(TestVectors, FastAndReferenceGiveTheSpecBytes) {
 
   // And back: every element reads as its value.
   for (size_t i = 0; i < v.values.size(); ++i) {
-    EXPECT_EQ(readElement(v.encoding, v.bitWidth, fast.data(), i),
-              v.values[i]);
+    EXPECT_EQ(readElement(v.encoding, v.bitWidth, fast.data(), i), v.values[i]);
   }
   std::vector<uint8_t> back(in.size());
   convert(v.encoding, Encoding::Byte, v.bitWidth, fast.data(), back.data(),
@@ -78,15 +77,14 @@ std::vector<Vector> specVectors() {
       {"word_i1", E::Word, 1, {1, 0, 1, 1}, {1, 0, 1, 1}},
       // `packed`.
       {"packed_i3", E::Packed, 3, {0, 1, 2, 3, 4, 5, 6, 7}, {0x88, 0xC6, 0xFA}},
-      {"packed_i1",
-       E::Packed,
-       1,
-       {1, 0, 1, 1, 0, 0, 0, 0, 1, 1},
-       {0x0D, 0x03}},
+      {"packed_i1", E::Packed, 1, {1, 0, 1, 1, 0, 0, 0, 0, 1, 1}, {0x0D, 0x03}},
       {"packed_i4", E::Packed, 4, {1, 2, 3, 4, 5}, {0x21, 0x43, 0x05}},
       {"packed_i2", E::Packed, 2, {3, 0, 1, 2, 1}, {0x93, 0x01}},
       {"packed_i5", E::Packed, 5, {2, 3, 4, 5, 6, 7}, {0x62, 0x90, 0x62, 0x0E}},
-      {"packed_i12", E::Packed, 12, {0xABC, 0x123, 0xFFF},
+      {"packed_i12",
+       E::Packed,
+       12,
+       {0xABC, 0x123, 0xFFF},
        {0xBC, 0x3A, 0x12, 0xFF, 0x0F}},
       // `byte`.
       {"byte_i3", E::Byte, 3, {7, 0, 5}, {7, 0, 5}},

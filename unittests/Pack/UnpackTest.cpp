@@ -36,9 +36,8 @@ TEST(UnpackToInt, FastMatchesReferenceOnRandomRanges) {
           reference::unpackToInt(enc, w, sign, src.data(), first, count,
                                  slow.data(), dstBytes);
           ASSERT_TRUE(std::equal(slow.begin(), slow.end(), fast.begin()))
-              << "W=" << w << " dst=" << dstBytes << " "
-              << encodingName(enc) << " sign=" << sign << " first=" << first
-              << " count=" << count;
+              << "W=" << w << " dst=" << dstBytes << " " << encodingName(enc)
+              << " sign=" << sign << " first=" << first << " count=" << count;
           for (size_t i = count * dstBytes; i < fast.size(); ++i)
             ASSERT_EQ(fast[i], 0xCC);
         }
@@ -137,8 +136,8 @@ TEST(DecodeFloat, KnownValuesOfEveryFormat) {
 }
 
 TEST(DecodeFloat, NegativeZeroOnlyWhereTheFormatHasOne) {
-  EXPECT_TRUE(std::signbit(decodeFloat(*floatFormat(ScalarKind::F8E4M3FN),
-                                       0x80)));
+  EXPECT_TRUE(
+      std::signbit(decodeFloat(*floatFormat(ScalarKind::F8E4M3FN), 0x80)));
   EXPECT_EQ(decodeFloat(*floatFormat(ScalarKind::F8E4M3FN), 0x80), 0.0f);
 }
 
@@ -162,12 +161,10 @@ TEST(UnpackToFloat32, PackedF4AndWordF6AndByteBf16) {
   // f4E2M1FN [0.5, 6, -1, 3] packed: nibbles 1,7,A,5.
   std::vector<uint8_t> f4 = {0x71, 0x5A};
   float out[4];
-  unpackToFloat32(Encoding::Packed, ScalarKind::F4E2M1FN, f4.data(), 0, 4,
-                  out);
+  unpackToFloat32(Encoding::Packed, ScalarKind::F4E2M1FN, f4.data(), 0, 4, out);
   EXPECT_EQ(std::vector<float>(out, out + 4),
             (std::vector<float>{0.5f, 6.0f, -1.0f, 3.0f}));
-  unpackToFloat32(Encoding::Packed, ScalarKind::F4E2M1FN, f4.data(), 1, 2,
-                  out);
+  unpackToFloat32(Encoding::Packed, ScalarKind::F4E2M1FN, f4.data(), 1, 2, out);
   EXPECT_EQ(out[0], 6.0f);
   EXPECT_EQ(out[1], -1.0f);
 

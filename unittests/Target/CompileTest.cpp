@@ -1,4 +1,4 @@
-//===- CompileTest.cpp - The compiler end to end ---------------------------===//
+//===- CompileTest.cpp - The compiler end to end --------------------------===//
 //
 // Through the code vmpack-compile runs (parseInputFile + serializeModule):
 // for every element type of docs/packing.md and every encoding, each
@@ -56,8 +56,8 @@ void registerDialects(MLIRContext &context) {
 class CompileTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("vmpack-compile-test",
-                                                      dir));
+    ASSERT_FALSE(
+        llvm::sys::fs::createUniqueDirectory("vmpack-compile-test", dir));
   }
   void TearDown() override { llvm::sys::fs::remove_directories(dir); }
 
@@ -128,16 +128,16 @@ struct TypeCase {
 };
 
 const TypeCase kTypes[] = {
-    {"i1", 1, 1},           {"i2", 2, 1},         {"i3", 3, 1},
-    {"i4", 4, 1},           {"si4", 4, 1},        {"ui4", 4, 1},
-    {"i5", 5, 1},           {"i7", 7, 1},         {"i8", 8, 1},
-    {"i9", 9, 1},           {"i12", 12, 1},       {"i16", 16, 1},
-    {"i17", 17, 1},         {"i33", 33, 1},       {"i63", 63, 1},
-    {"i64", 64, 1},         {"index", 64, 1},     {"f4E2M1FN", 4, 1},
-    {"f6E2M3FN", 6, 1},     {"f6E3M2FN", 6, 1},   {"f8E5M2", 8, 1},
-    {"f8E4M3FN", 8, 1},     {"f8E8M0FNU", 8, 1},  {"bf16", 16, 1},
-    {"f16", 16, 1},         {"tf32", 19, 1},      {"f32", 32, 1},
-    {"f64", 64, 1},         {"complex<i4>", 4, 2}, {"complex<f16>", 16, 2},
+    {"i1", 1, 1},          {"i2", 2, 1},          {"i3", 3, 1},
+    {"i4", 4, 1},          {"si4", 4, 1},         {"ui4", 4, 1},
+    {"i5", 5, 1},          {"i7", 7, 1},          {"i8", 8, 1},
+    {"i9", 9, 1},          {"i12", 12, 1},        {"i16", 16, 1},
+    {"i17", 17, 1},        {"i33", 33, 1},        {"i63", 63, 1},
+    {"i64", 64, 1},        {"index", 64, 1},      {"f4E2M1FN", 4, 1},
+    {"f6E2M3FN", 6, 1},    {"f6E3M2FN", 6, 1},    {"f8E5M2", 8, 1},
+    {"f8E4M3FN", 8, 1},    {"f8E8M0FNU", 8, 1},   {"bf16", 16, 1},
+    {"f16", 16, 1},        {"tf32", 19, 1},       {"f32", 32, 1},
+    {"f64", 64, 1},        {"complex<i4>", 4, 2}, {"complex<f16>", 16, 2},
     {"complex<i1>", 1, 2},
 };
 
@@ -156,8 +156,8 @@ TEST_F(CompileTest, EveryTypeAndEncodingMatchesTheReference) {
   for (const TypeCase &t : kTypes) {
     constexpr int64_t kElements = 37;
     uint64_t numScalars = kElements * t.scalarsPerElement;
-    Encoding storage = ::vmpack::mlirStorageEncoding(
-        t.bitWidth, t.scalarsPerElement == 2);
+    Encoding storage =
+        ::vmpack::mlirStorageEncoding(t.bitWidth, t.scalarsPerElement == 2);
     std::vector<uint8_t> raw(
         *::vmpack::encodedSize(storage, t.bitWidth, numScalars));
     for (auto &b : raw)
@@ -180,8 +180,8 @@ TEST_F(CompileTest, EveryTypeAndEncodingMatchesTheReference) {
         ASSERT_TRUE(compile(input, out, encoding)) << input;
         auto file = archive::MappedFile::open(out);
         ASSERT_TRUE(file.isOk());
-        auto reader = archive::ArchiveReader::open((*file)->data(),
-                                                   (*file)->size());
+        auto reader =
+            archive::ArchiveReader::open((*file)->data(), (*file)->size());
         ASSERT_TRUE(reader.isOk()) << reader.status().message();
         ASSERT_EQ((*reader)->numSegments(), 1u);
         const archive::SegmentInfo &info = (*reader)->segment(0);
@@ -307,9 +307,9 @@ module @m {
     module->print(os);
   }
   for (Encoding encoding : kEncodings) {
-    for (auto [input, want] : {std::pair{std::string("in.mlir"), &expected},
-                               {std::string("packed.mlirbc"),
-                                &expectedPacked}}) {
+    for (auto [input, want] :
+         {std::pair{std::string("in.mlir"), &expected},
+          {std::string("packed.mlirbc"), &expectedPacked}}) {
       ASSERT_TRUE(compile(path(input), path("out.vmpk"), encoding));
       auto file = archive::MappedFile::open(path("out.vmpk"));
       ASSERT_TRUE(file.isOk());

@@ -101,13 +101,16 @@ TEST_F(ConstantCollectorTest, ResourcesAreByteLayoutUnlessPacked) {
   )mlir");
   ASSERT_TRUE(module) << diagnosticText();
   auto constants = mlir::vmpack::collectConstants(*module);
-  ASSERT_TRUE(succeeded(constants)) << (diagnostics.empty() ? "" : diagnostics[0]);
+  ASSERT_TRUE(succeeded(constants))
+      << (diagnostics.empty() ? "" : diagnostics[0]);
   ASSERT_EQ(constants->size(), 2u);
-  EXPECT_EQ((*constants)[0].origin, mlir::vmpack::ConstantOrigin::DenseResource);
+  EXPECT_EQ((*constants)[0].origin,
+            mlir::vmpack::ConstantOrigin::DenseResource);
   EXPECT_EQ((*constants)[0].sourceEncoding, Encoding::Byte);
   EXPECT_EQ((*constants)[0].resourceKey, "blob");
   EXPECT_EQ((*constants)[0].resourceAlignment, 4u);
-  EXPECT_EQ((*constants)[1].origin, mlir::vmpack::ConstantOrigin::PackedResource);
+  EXPECT_EQ((*constants)[1].origin,
+            mlir::vmpack::ConstantOrigin::PackedResource);
   EXPECT_EQ((*constants)[1].sourceEncoding, Encoding::Packed);
   EXPECT_EQ((*constants)[1].numScalars, 3u);
   EXPECT_TRUE(isa<RankedTensorType>((*constants)[1].valueType));
@@ -122,8 +125,9 @@ TEST_F(ConstantCollectorTest, BlobOfTheWrongSizeIsAnError) {
   ASSERT_TRUE(module) << diagnosticText();
   EXPECT_TRUE(failed(mlir::vmpack::collectConstants(*module)));
   ASSERT_EQ(diagnostics.size(), 1u);
-  EXPECT_NE(diagnostics[0].find("holds 3 bytes but type 'tensor<4xi4>' needs 4"),
-            std::string::npos)
+  EXPECT_NE(
+      diagnostics[0].find("holds 3 bytes but type 'tensor<4xi4>' needs 4"),
+      std::string::npos)
       << diagnostics[0];
 }
 

@@ -1,4 +1,4 @@
-//===- Convert.h - Converting between encodings --------------------*- C++ -*-===//
+//===- Convert.h - Converting between encodings -----------------*- C++ -*-===//
 //
 // The bulk kernels: convert a run of W-bit elements from one encoding to
 // another, and widen elements into plain integer or float arrays.

@@ -1,4 +1,4 @@
-//===- ElementType.h - Element types vmpack can pack -------------*- C++ -*-===//
+//===- ElementType.h - Element types vmpack can pack ------------*- C++ -*-===//
 //
 // The element model of docs/packing.md: every element is a W-bit pattern.
 // This header knows the scalar types of MLIR 22 by name and width, without

@@ -1,4 +1,4 @@
-//===- Encoding.h - The three storage encodings -------------------*- C++ -*-===//
+//===- Encoding.h - The three storage encodings -----------------*- C++ -*-===//
 //
 // docs/packing.md defines three ways to lay n W-bit elements out in bytes:
 // `packed` (a dense little-endian bit stream), `word` (IREE's VM rodata

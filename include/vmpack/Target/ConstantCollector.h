@@ -1,4 +1,4 @@
-//===- ConstantCollector.h - Finding a module's constants --------*- C++ -*-===//
+//===- ConstantCollector.h - Finding a module's constants -------*- C++ -*-===//
 //
 // Finds every constant that becomes a segment of a module archive and
 // describes where its bytes are, without copying them: a DenseElementsAttr's

@@ -1,4 +1,4 @@
-//===- InputFile.h - Reading the compiler's input -----------------*- C++ -*-===//
+//===- InputFile.h - Reading the compiler's input ---------------*- C++ -*-===//
 
 #ifndef VMPACK_TARGET_INPUTFILE_H
 #define VMPACK_TARGET_INPUTFILE_H
@@ -21,7 +21,8 @@ namespace mlir::vmpack {
 /// used in place. On an I/O error sets `errorMessage`; on a parse error the
 /// context's diagnostics have reported it. Returns null on either.
 OwningOpRef<ModuleOp>
-parseInputFile(StringRef path, const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+parseInputFile(StringRef path,
+               const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
                MLIRContext *context, ZeroCopyRegistry &zeroCopy,
                std::string &errorMessage);
 

@@ -1,4 +1,4 @@
-//===- ModuleRebuilder.h - Module archive back to MLIR -----------*- C++ -*-===//
+//===- ModuleRebuilder.h - Module archive back to MLIR ----------*- C++ -*-===//
 //
 // The inverse of vmpack-compile: parses an archive's program and puts back,
 // for every segment reference, the attribute the constant was compiled from
@@ -21,8 +21,9 @@ namespace mlir::vmpack {
 /// Rebuilds the module held by `reader` in `context` (which must have the
 /// program's dialects registered). Emits diagnostics and returns null on a
 /// malformed program or a reference to a missing segment.
-OwningOpRef<ModuleOp> rebuildModule(const ::vmpack::archive::ArchiveReader &reader,
-                                    MLIRContext *context);
+OwningOpRef<ModuleOp>
+rebuildModule(const ::vmpack::archive::ArchiveReader &reader,
+              MLIRContext *context);
 
 } // namespace mlir::vmpack
 

@@ -1,4 +1,4 @@
-//===- ModuleSerializer.h - MLIR module to module archive --------*- C++ -*-===//
+//===- ModuleSerializer.h - MLIR module to module archive -------*- C++ -*-===//
 //
 // The compiler's back end: takes a parsed module, turns each constant into
 // a segment of the requested encoding, keeps the program as MLIR bytecode

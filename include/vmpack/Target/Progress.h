@@ -1,4 +1,4 @@
-//===- Progress.h - A progress bar for long writes ---------------*- C++ -*-===//
+//===- Progress.h - A progress bar for long writes --------------*- C++ -*-===//
 
 #ifndef VMPACK_TARGET_PROGRESS_H
 #define VMPACK_TARGET_PROGRESS_H

@@ -1,4 +1,4 @@
-//===- TypeMapping.h - MLIR types to vmpack element types --------*- C++ -*-===//
+//===- TypeMapping.h - MLIR types to vmpack element types -------*- C++ -*-===//
 
 #ifndef VMPACK_TARGET_TYPEMAPPING_H
 #define VMPACK_TARGET_TYPEMAPPING_H

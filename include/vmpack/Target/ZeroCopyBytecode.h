@@ -1,4 +1,4 @@
-//===- ZeroCopyBytecode.h - Dense elements read in place ---------*- C++ -*-===//
+//===- ZeroCopyBytecode.h - Dense elements read in place --------*- C++ -*-===//
 //
 // MLIR's bytecode reader turns every dense elements attribute into a
 // DenseElementsAttr: it copies the bytes into the context, scans them for a
