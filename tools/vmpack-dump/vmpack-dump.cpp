@@ -8,6 +8,7 @@
 #include "DumpOptions.h"
 
 #include "vmpack/Archive/ArchiveReader.h"
+#include "vmpack/Archive/Format.h"
 #include "vmpack/Archive/MappedFile.h"
 #include "vmpack/Pack/Encoding.h"
 
@@ -56,29 +57,14 @@ std::string jsonString(const std::string &s) {
   return out + "\"";
 }
 
-/// Printable form of a name for the table (non-printable bytes as \xNN).
-std::string printable(const std::string &s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c < 0x20 || c >= 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-      out += buf;
-    } else {
-      out.push_back(char(c));
-    }
-  }
-  return out;
-}
-
 int printTable(const ArchiveReader &reader) {
   std::printf("module '%s' (producer '%s', format %u): %zu segments\n",
-              printable(reader.moduleName()).c_str(),
-              printable(reader.producer()).c_str(), reader.formatVersion(),
+              printableName(reader.moduleName()).c_str(),
+              printableName(reader.producer()).c_str(), reader.formatVersion(),
               reader.numSegments());
   size_t nameWidth = 4, typeWidth = 4;
   for (const SegmentInfo &s : reader.allSegments()) {
-    nameWidth = std::max(nameWidth, printable(s.name).size());
+    nameWidth = std::max(nameWidth, printableName(s.name).size());
     typeWidth = std::max(typeWidth, s.mlirType.size());
   }
   std::printf("%-*s  %-*s  %-8s  %12s  %9s  %12s\n", int(nameWidth), "name",
@@ -86,7 +72,7 @@ int printTable(const ArchiveReader &reader) {
               "offset");
   for (const SegmentInfo &s : reader.allSegments())
     std::printf("%-*s  %-*s  %-8s  %12" PRIu64 "  %9u  %12" PRIu64 "\n",
-                int(nameWidth), printable(s.name).c_str(), int(typeWidth),
+                int(nameWidth), printableName(s.name).c_str(), int(typeWidth),
                 s.mlirType.c_str(), encodingName(s.encoding), s.length,
                 s.alignment, s.offset);
   std::printf("program: %" PRIu64 " bytes at %" PRIu64 "\n",
