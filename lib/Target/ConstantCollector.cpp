@@ -21,6 +21,19 @@ StringRef mlir::vmpack::getLogicalTypeAttrName() {
   return "vmpack.logical_type";
 }
 
+Encoding mlir::vmpack::getOriginEncoding(ConstantOrigin origin,
+                                         const ::vmpack::ElementType &type) {
+  switch (origin) {
+  case ConstantOrigin::Dense:
+    return ::vmpack::mlirStorageEncoding(type.scalarBits(), type.isComplex);
+  case ConstantOrigin::DenseResource:
+    return Encoding::Byte;
+  case ConstantOrigin::PackedResource:
+    return Encoding::Packed;
+  }
+  return Encoding::Byte;
+}
+
 namespace {
 
 /// An op that holds a constant, and which of its attributes is the value.
@@ -122,8 +135,7 @@ LogicalResult describeConstant(const ConstantHolder &holder,
     info.origin = ConstantOrigin::Dense;
     info.data = dense.getRawData();
     info.isSplat = dense.isSplat();
-    info.sourceEncoding =
-        ::vmpack::mlirStorageEncoding(bitWidth, elementType->isComplex);
+    info.sourceEncoding = getOriginEncoding(info.origin, *elementType);
     expectedSize = info.isSplat
                        ? ::vmpack::encodedSize(info.sourceEncoding, bitWidth,
                                                elementType->scalarsPerElement())
@@ -143,17 +155,13 @@ LogicalResult describeConstant(const ConstantHolder &holder,
                                 "missing from the input's dialect_resources)";
     info.data = blob->getData();
     info.resourceAlignment = uint32_t(blob->getDataAlignment());
-    if (zeroCopy && zeroCopy->isZeroCopyDense(handle.getKey())) {
+    if (zeroCopy && zeroCopy->isZeroCopyDense(handle.getKey()))
       info.origin = ConstantOrigin::Dense;
-      info.sourceEncoding =
-          ::vmpack::mlirStorageEncoding(bitWidth, elementType->isComplex);
-    } else if (op->hasAttr(getLogicalTypeAttrName())) {
+    else if (op->hasAttr(getLogicalTypeAttrName()))
       info.origin = ConstantOrigin::PackedResource;
-      info.sourceEncoding = Encoding::Packed;
-    } else {
+    else
       info.origin = ConstantOrigin::DenseResource;
-      info.sourceEncoding = Encoding::Byte;
-    }
+    info.sourceEncoding = getOriginEncoding(info.origin, *elementType);
     expectedSize =
         ::vmpack::encodedSize(info.sourceEncoding, bitWidth, info.numScalars);
   } else {

@@ -3,6 +3,7 @@
 #include "vmpack/Target/ModuleRebuilder.h"
 
 #include "vmpack/Pack/Convert.h"
+#include "vmpack/Target/ConstantCollector.h"
 #include "vmpack/Target/ModuleSerializer.h"
 
 #include "mlir/IR/AsmState.h"
@@ -21,19 +22,8 @@ static Attribute rebuildConstant(const archive::ArchiveReader &reader,
   const archive::SegmentInfo &info = reader.segment(index);
   uint32_t bitWidth = info.elementType.scalarBits();
   uint64_t numScalars = archive::numScalars(info);
-  Encoding target;
-  switch (info.sourceKind) {
-  case archive::SourceKind::Dense:
-    target =
-        ::vmpack::mlirStorageEncoding(bitWidth, info.elementType.isComplex);
-    break;
-  case archive::SourceKind::DenseResource:
-    target = Encoding::Byte;
-    break;
-  case archive::SourceKind::PackedResource:
-    target = Encoding::Packed;
-    break;
-  }
+  Encoding target = mlir::vmpack::getOriginEncoding(
+      mlir::vmpack::ConstantOrigin(info.sourceKind), info.elementType);
   std::optional<uint64_t> size =
       ::vmpack::encodedSize(target, bitWidth, numScalars);
   if (!size)

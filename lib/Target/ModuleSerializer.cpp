@@ -34,6 +34,14 @@ using namespace mlir::vmpack;
 using ::vmpack::Encoding;
 namespace archive = ::vmpack::archive;
 
+// ConstantOrigin and the archive's SourceKind convert into each other.
+static_assert(uint8_t(ConstantOrigin::Dense) ==
+                  uint8_t(archive::SourceKind::Dense) &&
+              uint8_t(ConstantOrigin::DenseResource) ==
+                  uint8_t(archive::SourceKind::DenseResource) &&
+              uint8_t(ConstantOrigin::PackedResource) ==
+                  uint8_t(archive::SourceKind::PackedResource));
+
 static constexpr StringLiteral kReferencePrefix = "vmpack.segment.";
 
 std::string mlir::vmpack::getSegmentReferenceKey(StringRef segmentName) {

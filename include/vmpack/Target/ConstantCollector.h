@@ -31,6 +31,13 @@ enum class ConstantOrigin : uint8_t {
   PackedResource = 2, ///< dense_resource<key> the vmpack pass packed
 };
 
+/// The layout of a constant's bytes in the input, given its origin: MLIR's
+/// in-memory storage for dense<...>, `byte` for a plain dense_resource,
+/// `packed` for the pass's blobs. The compiler reads with it and
+/// vmpack-dump --mlir writes with it.
+::vmpack::Encoding getOriginEncoding(ConstantOrigin origin,
+                                     const ::vmpack::ElementType &type);
+
 /// One constant that becomes one segment.
 struct ConstantInfo {
   /// The op that holds the constant (arith.constant, ml_program.global,
