@@ -2,6 +2,7 @@
 
 #include "vmpack/Pack/Encoding.h"
 
+#include <cstring>
 #include <numeric>
 
 using namespace vmpack;
@@ -115,4 +116,26 @@ uint64_t vmpack::granuleByteOffset(Encoding encoding, uint32_t bitWidth,
 
 Encoding vmpack::mlirStorageEncoding(uint32_t bitWidth, bool isComplex) {
   return bitWidth == 1 && !isComplex ? Encoding::Packed : Encoding::Byte;
+}
+
+uint64_t vmpack::mlirSplatStorageSize(uint32_t bitWidth, bool isComplex) {
+  if (bitWidth == 1 && !isComplex)
+    return 1;
+  return uint64_t((bitWidth + 7) / 8) * (isComplex ? 2 : 1);
+}
+
+void vmpack::expandMlirSplat(const uint8_t *splat, uint32_t bitWidth,
+                             bool isComplex, uint64_t firstScalar,
+                             uint64_t count, uint8_t *out) {
+  if (bitWidth == 1 && !isComplex) {
+    // 0x00 or 0xFF: bit 0 is the value.
+    std::memset(out, splat[0] & 1, count);
+    return;
+  }
+  uint64_t stride = (bitWidth + 7) / 8;
+  unsigned scalarsPerElement = isComplex ? 2 : 1;
+  for (uint64_t i = 0; i < count; ++i)
+    std::memcpy(out + i * stride,
+                splat + ((firstScalar + i) % scalarsPerElement) * stride,
+                stride);
 }

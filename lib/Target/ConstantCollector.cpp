@@ -2,24 +2,23 @@
 
 #include "vmpack/Target/ConstantCollector.h"
 
+#include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Target/TypeMapping.h"
 #include "vmpack/Target/ZeroCopyBytecode.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::vmpack;
 using ::vmpack::Encoding;
-
-StringRef mlir::vmpack::getLogicalTypeAttrName() {
-  return "vmpack.logical_type";
-}
 
 Encoding mlir::vmpack::getOriginEncoding(ConstantOrigin origin,
                                          const ::vmpack::ElementType &type) {
@@ -34,83 +33,301 @@ Encoding mlir::vmpack::getOriginEncoding(ConstantOrigin origin,
   return Encoding::Byte;
 }
 
-namespace {
+std::optional<std::vector<char>>
+mlir::vmpack::decodeQuantizedHex(Attribute value) {
+  auto strings = dyn_cast<DenseStringElementsAttr>(value);
+  if (!strings || !strings.isSplat() ||
+      !isa<quant::QuantizedType>(strings.getElementType()))
+    return std::nullopt;
+  StringRef text = strings.getRawStringData().front();
+  if (!text.consume_front("0x") || text.size() % 2)
+    return std::nullopt;
+  std::vector<char> bytes(text.size() / 2);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    unsigned byte;
+    if (text.substr(2 * i, 2).getAsInteger(16, byte))
+      return std::nullopt;
+    bytes[i] = char(byte);
+  }
+  return bytes;
+}
 
-/// An op that holds a constant, and which of its attributes is the value.
-struct ConstantHolder {
-  Operation *op;
-  StringAttr valueAttrName;
+Attribute mlir::vmpack::encodeQuantizedHex(ShapedType type,
+                                           ArrayRef<char> bytes) {
+  std::string text = "0x" + llvm::toHex(StringRef(bytes.data(), bytes.size()));
+  return DenseStringElementsAttr::get(type, {StringRef(text)});
+}
+
+//===----------------------------------------------------------------------===//
+// Sites: where in an op a constant is
+//===----------------------------------------------------------------------===//
+
+/// The element of `container` at `index`: an ArrayAttr element or a
+/// DictionaryAttr entry's value.
+static Attribute getChild(Attribute container, unsigned index) {
+  if (auto array = dyn_cast<ArrayAttr>(container))
+    return index < array.size() ? array[index] : Attribute();
+  if (auto dict = dyn_cast<DictionaryAttr>(container))
+    return index < dict.size() ? dict.getValue()[index].getValue()
+                               : Attribute();
+  return {};
+}
+
+/// `container` with its element at `index` replaced by `value`.
+static Attribute withChild(Attribute container, unsigned index,
+                           Attribute value) {
+  if (auto array = dyn_cast<ArrayAttr>(container)) {
+    SmallVector<Attribute> elements(array.getValue());
+    elements[index] = value;
+    return ArrayAttr::get(array.getContext(), elements);
+  }
+  auto dict = cast<DictionaryAttr>(container);
+  SmallVector<NamedAttribute> entries(dict.getValue());
+  entries[index].setValue(value);
+  // The names are unchanged, so the entries stay sorted.
+  return DictionaryAttr::getWithSorted(dict.getContext(), entries);
+}
+
+static Attribute getSiteRoot(Operation *op, const ConstantSite &site) {
+  return site.inProperties ? op->getPropertiesAsAttribute()
+                           : op->getAttr(site.attrName);
+}
+
+Attribute mlir::vmpack::getSiteValue(Operation *op, const ConstantSite &site) {
+  Attribute value = getSiteRoot(op, site);
+  for (unsigned index : site.path) {
+    if (!value)
+      return {};
+    value = getChild(value, index);
+  }
+  return value;
+}
+
+static Attribute replaceAt(Attribute container, ArrayRef<unsigned> path,
+                           Attribute value) {
+  if (path.empty())
+    return value;
+  return withChild(
+      container, path.front(),
+      replaceAt(getChild(container, path.front()), path.drop_front(), value));
+}
+
+void mlir::vmpack::setSiteValue(Operation *op, const ConstantSite &site,
+                                Attribute value) {
+  Attribute root = replaceAt(getSiteRoot(op, site), site.path, value);
+  if (!site.inProperties) {
+    op->setAttr(site.attrName, root);
+    return;
+  }
+  // Only ops of unregistered dialects have sites in their properties, and
+  // those hold any attribute as their properties.
+  LogicalResult set = op->setPropertiesFromAttribute(
+      root, [op] { return op->emitError(); });
+  (void)set;
+  assert(succeeded(set) && "unregistered ops take any properties");
+}
+
+/// Calls `visit(attr, path, suffix)` on every attribute nested in `root`
+/// through arrays and dictionaries, `root` included, in order.
+static void
+forEachNested(Attribute root, SmallVectorImpl<unsigned> &path,
+              std::string &suffix,
+              function_ref<void(Attribute, ArrayRef<unsigned>, StringRef)>
+                  visit) {
+  visit(root, path, suffix);
+  auto descend = [&](unsigned index, Attribute child, StringRef label) {
+    size_t suffixSize = suffix.size();
+    if (!suffix.empty())
+      suffix += ".";
+    suffix += label.str();
+    path.push_back(index);
+    forEachNested(child, path, suffix, visit);
+    path.pop_back();
+    suffix.resize(suffixSize);
+  };
+  if (auto array = dyn_cast<ArrayAttr>(root)) {
+    for (auto [index, child] : llvm::enumerate(array.getValue()))
+      descend(index, child, std::to_string(index));
+  } else if (auto dict = dyn_cast<DictionaryAttr>(root)) {
+    for (auto [index, entry] : llvm::enumerate(dict.getValue()))
+      descend(index, entry.getValue(), entry.getName().getValue());
+  }
+}
+
+/// A site found in an op, with the readable suffix that names it among the
+/// op's other constants ("value", "weights.0", ...).
+struct FoundSite {
+  ConstantSite site;
+  std::string suffix;
   ElementsAttr value;
 };
 
-std::optional<ConstantHolder> getConstantHolder(Operation *op) {
-  if (auto global = dyn_cast<ml_program::GlobalOp>(op)) {
-    auto value = dyn_cast_or_null<ElementsAttr>(global.getValueAttr());
-    if (!value)
-      return std::nullopt;
-    return ConstantHolder{op, global.getValueAttrName(), value};
+static void forEachSiteCandidate(
+    Operation *op, function_ref<void(const ConstantSite &, StringRef,
+                                     Attribute)>
+                       fn) {
+  SmallVector<unsigned, 2> path;
+  for (NamedAttribute attr : op->getAttrs()) {
+    std::string suffix = attr.getName().str();
+    forEachNested(attr.getValue(), path, suffix,
+                  [&](Attribute value, ArrayRef<unsigned> p, StringRef s) {
+                    ConstantSite site{false, attr.getName(), {}};
+                    site.path.assign(p.begin(), p.end());
+                    fn(site, s, value);
+                  });
   }
-  if (auto global = dyn_cast<memref::GlobalOp>(op)) {
-    auto value = dyn_cast_or_null<ElementsAttr>(global.getInitialValueAttr());
-    if (!value)
-      return std::nullopt;
-    return ConstantHolder{op, global.getInitialValueAttrName(), value};
-  }
-  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-    auto value = dyn_cast<ElementsAttr>(constant.getValue());
-    if (!value)
-      return std::nullopt;
-    return ConstantHolder{op, constant.getValueAttrName(), value};
-  }
-  return std::nullopt;
+  if (op->isRegistered())
+    return;
+  Attribute properties = op->getPropertiesAsAttribute();
+  if (!properties)
+    return;
+  // A dictionary of properties names its entries like attributes.
+  std::string suffix = isa<DictionaryAttr>(properties) ? "" : "properties";
+  forEachNested(properties, path, suffix,
+                [&](Attribute value, ArrayRef<unsigned> p, StringRef s) {
+                  ConstantSite site{true, {}, {}};
+                  site.path.assign(p.begin(), p.end());
+                  fn(site, s, value);
+                });
 }
 
-/// Names of arith.constant segments: `<symbol>.cst<k>`, where <symbol> is
-/// the nearest enclosing symbol (usually the function) and k counts that
-/// symbol's constants in walk order; made unique against every other
-/// segment name by a `_<n>` suffix.
-class ConstantNamer {
-public:
-  explicit ConstantNamer(llvm::StringSet<> taken) : taken(std::move(taken)) {}
+//===----------------------------------------------------------------------===//
+// Collecting
+//===----------------------------------------------------------------------===//
 
-  std::string nameFor(Operation *op) {
-    std::string scope = "module";
-    for (Operation *parent = op->getParentOp(); parent;
-         parent = parent->getParentOp()) {
-      if (auto name = parent->getAttrOfType<StringAttr>(
-              SymbolTable::getSymbolAttrName())) {
-        scope = name.str();
-        break;
+namespace {
+
+/// The ops whose value attribute vmpack knows the meaning of. For these,
+/// a value it cannot store is an error; elsewhere such a value stays in
+/// the program.
+bool isKnownConstantOp(Operation *op) {
+  return isa<arith::ConstantOp, ml_program::GlobalOp, memref::GlobalOp>(op);
+}
+
+/// An op holding constants: the sites that become segments.
+struct Holder {
+  Operation *op;
+  SmallVector<FoundSite, 1> sites;
+};
+
+/// Whether an elements attribute is one vmpack stores: dense<...> of
+/// numbers or dense_resource<...>, with a static shape. A splat with no
+/// elements is not: it has no bytes to store, and the program keeps it as
+/// it was written.
+bool isStorable(ElementsAttr value) {
+  auto type = dyn_cast<ShapedType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return false;
+  if (auto dense = dyn_cast<DenseIntOrFPElementsAttr>(value))
+    return !(dense.isSplat() && type.getNumElements() == 0);
+  return isa<DenseResourceElementsAttr>(value) ||
+         decodeQuantizedHex(value).has_value();
+}
+
+std::optional<Holder> findSites(Operation *op) {
+  Holder holder{op, {}};
+  bool known = isKnownConstantOp(op);
+  forEachSiteCandidate(op, [&](const ConstantSite &site, StringRef suffix,
+                               Attribute value) {
+    auto elements = dyn_cast<ElementsAttr>(value);
+    if (!elements)
+      return;
+    // vmpack's own ops: their top-level value is the constant, whatever it
+    // is, so that describeConstant can say what is wrong with it.
+    bool isKnownValue = known && !site.inProperties && site.path.empty() &&
+                        (site.attrName == "value" ||
+                         site.attrName == "initial_value");
+    if (isKnownValue ||
+        (isStorable(elements) &&
+         getPackElementType(cast<ShapedType>(elements.getType())
+                                .getElementType())))
+      holder.sites.push_back({site, suffix.str(), elements});
+  });
+  if (holder.sites.empty())
+    return std::nullopt;
+  return holder;
+}
+
+/// The symbol name an op defines, if any: a `sym_name` string attribute,
+/// inherent, discardable or in the properties of an unregistered op.
+StringRef getDefinedSymbol(Operation *op) {
+  if (auto name =
+          op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+    return name.getValue();
+  return {};
+}
+
+/// Segment names (docs/compiler.md): an op that defines a symbol gives its
+/// symbol name; any other op `<enclosing symbol>.cst<k>`, k counting that
+/// symbol's constant-holding ops in walk order. An op with more than one
+/// constant appends each one's attribute path. Collisions get `_<n>`;
+/// names taken from symbols win over derived ones.
+class SegmentNamer {
+public:
+  explicit SegmentNamer(ArrayRef<Holder> holders) {
+    for (const Holder &holder : holders)
+      if (StringRef symbol = getDefinedSymbol(holder.op); !symbol.empty())
+        reserved.insert(symbol);
+  }
+
+  /// Names for `holder`'s sites, in order.
+  SmallVector<std::string> namesFor(const Holder &holder) {
+    std::string base = getDefinedSymbol(holder.op).str();
+    bool fromSymbol = !base.empty();
+    if (!fromSymbol) {
+      std::string scope = "module";
+      for (Operation *parent = holder.op->getParentOp(); parent;
+           parent = parent->getParentOp()) {
+        if (StringRef symbol = getDefinedSymbol(parent); !symbol.empty()) {
+          scope = symbol.str();
+          break;
+        }
       }
+      base = scope + ".cst" + std::to_string(counters[scope]++);
     }
-    std::string base = scope + ".cst" + std::to_string(counters[scope]++);
-    std::string name = base;
-    for (unsigned n = 1; taken.contains(name); ++n)
-      name = base + "_" + std::to_string(n);
-    taken.insert(name);
-    return name;
+    SmallVector<std::string> names;
+    for (const FoundSite &site : holder.sites) {
+      std::string wanted =
+          holder.sites.size() > 1 ? base + "." + site.suffix : base;
+      // A symbol's own name is reserved for it; anything else must avoid it.
+      bool mayUseReserved = fromSymbol && holder.sites.size() == 1;
+      std::string name = wanted;
+      for (unsigned n = 1;
+           taken.contains(name) ||
+           (!mayUseReserved && reserved.contains(name));
+           ++n)
+        name = wanted + "_" + std::to_string(n);
+      taken.insert(name);
+      names.push_back(std::move(name));
+    }
+    return names;
   }
 
 private:
+  llvm::StringSet<> reserved;
   llvm::StringSet<> taken;
   llvm::StringMap<unsigned> counters;
 };
 
-LogicalResult describeConstant(const ConstantHolder &holder,
-                               const ZeroCopyRegistry *zeroCopy,
+LogicalResult describeConstant(Operation *op, const FoundSite &found,
+                               bool onlySite, const ZeroCopyRegistry *zeroCopy,
+                               const CollectOptions &options,
                                ConstantInfo &info) {
-  Operation *op = holder.op;
   info.op = op;
-  info.valueAttrName = holder.valueAttrName;
-  info.valueType = cast<ShapedType>(holder.value.getType());
+  info.site = found.site;
+  ElementsAttr value = found.value;
+  info.valueType = cast<ShapedType>(value.getType());
   info.logicalType = info.valueType;
   if (auto memrefGlobal = dyn_cast<memref::GlobalOp>(op))
     info.logicalType = memrefGlobal.getType();
 
-  if (auto logical = op->getAttrOfType<TypeAttr>(getLogicalTypeAttrName())) {
+  // The pass's marker describes the op's one constant.
+  StringRef logicalTypeName = VMPackDialect::getLogicalTypeAttrName();
+  auto logical = op->getAttrOfType<TypeAttr>(logicalTypeName);
+  if (logical && onlySite) {
     auto shaped = dyn_cast<ShapedType>(logical.getValue());
     if (!shaped || !shaped.hasStaticShape())
-      return op->emitError() << "'" << getLogicalTypeAttrName()
+      return op->emitError() << "'" << logicalTypeName
                              << "' must be a statically shaped type, got "
                              << logical.getValue();
     info.logicalType = shaped;
@@ -124,50 +341,75 @@ LogicalResult describeConstant(const ConstantHolder &holder,
     return op->emitError() << "element type "
                            << info.logicalType.getElementType()
                            << " is not supported (supported: integers, index, "
-                              "floats and complex of those)";
+                              "floats, complex of those, and quantized types "
+                              "over integers)";
   info.elementType = *elementType;
   info.numScalars = uint64_t(info.logicalType.getNumElements()) *
                     elementType->scalarsPerElement();
   uint32_t bitWidth = elementType->scalarBits();
 
   std::optional<uint64_t> expectedSize;
-  if (auto dense = dyn_cast<DenseIntOrFPElementsAttr>(holder.value)) {
+  if (std::optional<std::vector<char>> hex = decodeQuantizedHex(value)) {
+    // Raw bytes, as MLIR reads hex for the storage type: a whole tensor,
+    // or one element for a splat.
+    info.origin = ConstantOrigin::Dense;
+    info.ownedData = std::make_shared<std::vector<char>>(std::move(*hex));
+    info.data = *info.ownedData;
+    info.sourceEncoding = getOriginEncoding(info.origin, *elementType);
+    expectedSize = ::vmpack::encodedSize(info.sourceEncoding, bitWidth,
+                                         info.numScalars);
+    uint64_t splatSize =
+        ::vmpack::mlirSplatStorageSize(bitWidth, elementType->isComplex);
+    if (info.data.size() == splatSize && expectedSize != splatSize) {
+      info.isSplat = true;
+      expectedSize = splatSize;
+    }
+  } else if (auto dense = dyn_cast<DenseIntOrFPElementsAttr>(value)) {
     info.origin = ConstantOrigin::Dense;
     info.data = dense.getRawData();
     info.isSplat = dense.isSplat();
     info.sourceEncoding = getOriginEncoding(info.origin, *elementType);
-    expectedSize = info.isSplat
-                       ? ::vmpack::encodedSize(info.sourceEncoding, bitWidth,
-                                               elementType->scalarsPerElement())
-                       : ::vmpack::encodedSize(info.sourceEncoding, bitWidth,
-                                               info.numScalars);
-    // MLIR stores an i1 splat as one byte, 0x00 or 0xFF.
-    if (info.isSplat && bitWidth == 1 && !elementType->isComplex)
-      expectedSize = 1;
-  } else if (auto resource =
-                 dyn_cast<DenseResourceElementsAttr>(holder.value)) {
+    expectedSize =
+        info.isSplat
+            ? ::vmpack::mlirSplatStorageSize(bitWidth,
+                                             elementType->isComplex)
+            : ::vmpack::encodedSize(info.sourceEncoding, bitWidth,
+                                    info.numScalars);
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     DenseResourceElementsHandle handle = resource.getRawHandle();
     info.resourceKey = handle.getKey().str();
-    AsmResourceBlob *blob = handle.getBlob();
-    if (!blob)
-      return op->emitError() << "dense_resource '" << handle.getKey()
-                             << "' has no data (the resource is elided or "
-                                "missing from the input's dialect_resources)";
-    info.data = blob->getData();
-    info.resourceAlignment = uint32_t(blob->getDataAlignment());
     if (zeroCopy && zeroCopy->isZeroCopyDense(handle.getKey()))
       info.origin = ConstantOrigin::Dense;
-    else if (op->hasAttr(getLogicalTypeAttrName()))
+    else if (logical && onlySite)
       info.origin = ConstantOrigin::PackedResource;
     else
       info.origin = ConstantOrigin::DenseResource;
     info.sourceEncoding = getOriginEncoding(info.origin, *elementType);
     expectedSize =
         ::vmpack::encodedSize(info.sourceEncoding, bitWidth, info.numScalars);
+    AsmResourceBlob *blob = handle.getBlob();
+    if (!blob) {
+      if (!options.zeroFillElided)
+        return op->emitError()
+               << "dense_resource '" << handle.getKey()
+               << "' has no data (the resource is elided or missing from the "
+                  "input's dialect_resources; --zero-fill-elided stores zeros "
+                  "instead)";
+      op->emitWarning() << "dense_resource '" << handle.getKey()
+                        << "' has no data; storing " << info.logicalType
+                        << " as zeros (--zero-fill-elided)";
+      info.isZeroFill = true;
+      if (!expectedSize)
+        return op->emitError() << "constant of type " << info.logicalType
+                               << " is too large to serialize";
+      return success();
+    }
+    info.data = blob->getData();
+    info.resourceAlignment = uint32_t(blob->getDataAlignment());
   } else {
     return op->emitError()
-           << "constant of type " << holder.value.getType() << " is a '"
-           << Attribute(holder.value).getAbstractAttribute().getName()
+           << "constant of type " << value.getType() << " is a '"
+           << Attribute(value).getAbstractAttribute().getName()
            << "' attribute; only dense<...> and dense_resource<...> elements "
               "can be serialized";
   }
@@ -192,35 +434,44 @@ LogicalResult describeConstant(const ConstantHolder &holder,
 
 FailureOr<SmallVector<ConstantInfo>>
 mlir::vmpack::collectConstants(ModuleOp module,
-                               const ZeroCopyRegistry *zeroCopy) {
-  SmallVector<ConstantHolder> holders;
+                               const ZeroCopyRegistry *zeroCopy,
+                               const CollectOptions &options) {
+  SmallVector<Holder> holders;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (auto holder = getConstantHolder(op))
-      holders.push_back(*holder);
+    if (std::optional<Holder> holder = findSites(op))
+      holders.push_back(std::move(*holder));
   });
 
-  llvm::StringSet<> globalNames;
-  for (const ConstantHolder &holder : holders)
-    if (!isa<arith::ConstantOp>(holder.op))
-      globalNames.insert(SymbolTable::getSymbolName(holder.op).getValue());
-  ConstantNamer namer(globalNames);
-
+  SegmentNamer namer(holders);
   SmallVector<ConstantInfo> constants;
-  constants.reserve(holders.size());
   bool anyFailed = false;
-  for (const ConstantHolder &holder : holders) {
-    ConstantInfo info;
-    if (failed(describeConstant(holder, zeroCopy, info))) {
-      anyFailed = true;
-      continue;
+  for (const Holder &holder : holders) {
+    SmallVector<std::string> names = namer.namesFor(holder);
+    for (auto [site, name] : llvm::zip_equal(holder.sites, names)) {
+      ConstantInfo info;
+      if (failed(describeConstant(holder.op, site, holder.sites.size() == 1,
+                                  zeroCopy, options, info))) {
+        anyFailed = true;
+        continue;
+      }
+      info.segmentName = std::move(name);
+      constants.push_back(std::move(info));
     }
-    info.segmentName =
-        isa<arith::ConstantOp>(holder.op)
-            ? namer.nameFor(holder.op)
-            : SymbolTable::getSymbolName(holder.op).getValue().str();
-    constants.push_back(std::move(info));
   }
   if (anyFailed)
     return failure();
   return constants;
+}
+
+void mlir::vmpack::replaceNestedAttributes(
+    Operation *op, function_ref<Attribute(Attribute)> fn) {
+  // Collect first, then replace: replacing rebuilds the containers.
+  SmallVector<std::pair<ConstantSite, Attribute>> replacements;
+  forEachSiteCandidate(op, [&](const ConstantSite &site, StringRef,
+                               Attribute value) {
+    if (Attribute replacement = fn(value))
+      replacements.emplace_back(site, replacement);
+  });
+  for (auto &[site, replacement] : replacements)
+    setSiteValue(op, site, replacement);
 }

@@ -21,3 +21,46 @@ mlir::vmpack::parseInputFile(StringRef path,
   attachZeroCopyDenseElements(config, zeroCopy);
   return parseSourceFile<ModuleOp>(sourceMgr, config);
 }
+
+mlir::vmpack::InputDiagnosticHandler::InputDiagnosticHandler(
+    llvm::SourceMgr &sourceMgr, MLIRContext *context)
+    : SourceMgrDiagnosticHandler(sourceMgr, context) {
+  // Replaces the base class's handler, which only prints.
+  setHandler([this](Diagnostic &diag) {
+    emitExplained(diag);
+    return success();
+  });
+}
+
+void mlir::vmpack::InputDiagnosticHandler::emitExplained(Diagnostic &diag) {
+  if (diag.getSeverity() != DiagnosticSeverity::Error)
+    return emitDiagnostic(diag);
+  std::string message = diag.str();
+  StringRef text = message;
+  // MLIR 22: "Dialect `util' not found for custom op 'util.global' ".
+  constexpr StringLiteral kPrefix = "Dialect `";
+  constexpr StringLiteral kMiddle = "' not found for custom op '";
+  if (text.starts_with(kPrefix) && text.contains(kMiddle)) {
+    StringRef dialect = text.drop_front(kPrefix.size()).split(kMiddle).first;
+    StringRef op = text.split(kMiddle).second.rsplit('\'').first;
+    Diagnostic replacement(diag.getLocation(), DiagnosticSeverity::Error);
+    replacement << "'" << op << "' is written in the custom syntax of the '"
+                << dialect
+                << "' dialect, which vmpack does not have; no MLIR tool can "
+                   "parse an op's custom syntax without its dialect";
+    replacement.attachNote(diag.getLocation())
+        << "ops of any dialect are read in generic form or from bytecode: "
+           "write the module with a tool that has the '"
+        << dialect
+        << "' dialect, adding --mlir-print-op-generic (text) or "
+           "--emit-bytecode";
+    return emitDiagnostic(replacement);
+  }
+  if (text.starts_with("bytecode version ") &&
+      text.contains(" is newer than the current version "))
+    diag.attachNote(diag.getLocation())
+        << "vmpack reads MLIR bytecode up to the version of the MLIR it is "
+           "built with; have the producer write an older version (e.g. "
+           "--emit-bytecode-version), or give the module as text";
+  emitDiagnostic(diag);
+}

@@ -6,19 +6,55 @@
 #include "vmpack/Target/ConstantCollector.h"
 #include "vmpack/Target/ModuleSerializer.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+static std::string typeToString(mlir::Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
 
 using namespace mlir;
+using namespace mlir::vmpack;
 using ::vmpack::Encoding;
 namespace archive = ::vmpack::archive;
 
-/// The attribute segment `info` was compiled from, of type `type`.
-static Attribute rebuildConstant(const archive::ArchiveReader &reader,
-                                 size_t index, ShapedType type) {
+namespace {
+
+/// Rebuilds constants, giving each shared resource one blob: every use of
+/// a resource key in the input refers to the same blob again.
+class ConstantRebuilder {
+public:
+  explicit ConstantRebuilder(const archive::ArchiveReader &reader)
+      : reader(reader) {}
+
+  /// The attribute segment `index` was compiled from, of type `type`, or
+  /// null with `error` set.
+  Attribute rebuild(size_t index, ShapedType type, std::string &error);
+
+private:
+  const archive::ArchiveReader &reader;
+  /// Resources rebuilt so far, by key, with the stored bytes they hold.
+  struct Rebuilt {
+    DenseResourceElementsHandle handle;
+    std::vector<char> bytes;
+  };
+  std::map<std::string, Rebuilt, std::less<>> resources;
+};
+
+} // namespace
+
+Attribute ConstantRebuilder::rebuild(size_t index, ShapedType type,
+                                     std::string &error) {
   const archive::SegmentInfo &info = reader.segment(index);
   uint32_t bitWidth = info.elementType.scalarBits();
   uint64_t numScalars = archive::numScalars(info);
@@ -26,22 +62,60 @@ static Attribute rebuildConstant(const archive::ArchiveReader &reader,
       mlir::vmpack::ConstantOrigin(info.sourceKind), info.elementType);
   std::optional<uint64_t> size =
       ::vmpack::encodedSize(target, bitWidth, numScalars);
-  if (!size)
+  if (!size) {
+    error = "is too large to rebuild";
     return {};
+  }
   std::vector<char> bytes(*size);
   ::vmpack::convert(info.encoding, target, bitWidth, reader.segmentData(index),
                     bytes.data(), numScalars);
 
+  if (info.sourceKind == archive::SourceKind::Dense &&
+      isa<quant::QuantizedType>(type.getElementType())) {
+    // As MLIR does for numbers, a tensor of equal elements is written as
+    // its one element.
+    uint64_t elementSize = ::vmpack::mlirSplatStorageSize(bitWidth, false);
+    bool allSame = bytes.size() > elementSize;
+    for (size_t i = elementSize; i < bytes.size() && allSame; ++i)
+      allSame = bytes[i] == bytes[i % elementSize];
+    if (allSame)
+      bytes.resize(elementSize);
+    return encodeQuantizedHex(type, bytes);
+  }
   if (info.sourceKind == archive::SourceKind::Dense) {
     bool detectedSplat = false;
-    if (!DenseElementsAttr::isValidRawBuffer(type, bytes, detectedSplat))
+    if (!DenseElementsAttr::isValidRawBuffer(type, bytes, detectedSplat)) {
+      error = "does not match its use as " + typeToString(type);
       return {};
+    }
     return DenseElementsAttr::getFromRawBuffer(type, bytes);
+  }
+
+  // A resource key used again: the blob is the one already rebuilt, and
+  // its bytes must be the same.
+  auto found = resources.find(info.sourceKey);
+  if (found != resources.end()) {
+    if (found->second.bytes != bytes) {
+      error = "and another segment rebuild resource '" + info.sourceKey +
+              "' with different bytes";
+      return {};
+    }
+    return DenseResourceElementsAttr::get(type, found->second.handle);
   }
   uint32_t alignment = info.sourceAlignment ? info.sourceAlignment : 8;
   AsmResourceBlob blob =
       HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignment);
-  return DenseResourceElementsAttr::get(type, info.sourceKey, std::move(blob));
+  auto &manager =
+      DenseResourceElementsHandle::getManagerInterface(type.getContext());
+  DenseResourceElementsHandle handle =
+      manager.insert(info.sourceKey, std::move(blob));
+  if (handle.getKey() != info.sourceKey) {
+    error = "needs resource key '" + info.sourceKey +
+            "', which the program already uses";
+    return {};
+  }
+  resources.emplace(info.sourceKey, Rebuilt{handle, std::move(bytes)});
+  return DenseResourceElementsAttr::get(type, handle);
 }
 
 OwningOpRef<ModuleOp>
@@ -55,38 +129,32 @@ mlir::vmpack::rebuildModule(const archive::ArchiveReader &reader,
   if (!module)
     return {};
 
+  ConstantRebuilder rebuilder(reader);
   bool ok = true;
   module->walk([&](Operation *op) {
-    // getAttrs() includes inherent attributes held as properties; collect
-    // first, then replace.
-    SmallVector<NamedAttribute> replacements;
-    for (NamedAttribute attr : op->getAttrs()) {
-      auto reference = dyn_cast<DenseResourceElementsAttr>(attr.getValue());
+    replaceNestedAttributes(op, [&](Attribute attr) -> Attribute {
+      auto reference = dyn_cast<DenseResourceElementsAttr>(attr);
       if (!reference)
-        continue;
+        return {};
       StringRef segment =
           getReferencedSegment(reference.getRawHandle().getKey());
       if (segment.empty())
-        continue;
+        return {};
       std::optional<size_t> index = reader.findSegment(segment);
       if (!index) {
         op->emitError() << "the program refers to segment '" << segment
                         << "', which the archive does not contain";
         ok = false;
-        continue;
+        return {};
       }
-      Attribute rebuilt = rebuildConstant(reader, *index, reference.getType());
+      std::string error;
+      Attribute rebuilt = rebuilder.rebuild(*index, reference.getType(), error);
       if (!rebuilt) {
-        op->emitError() << "segment '" << segment
-                        << "' does not match its use as "
-                        << reference.getType();
+        op->emitError() << "segment '" << segment << "' " << error;
         ok = false;
-        continue;
       }
-      replacements.emplace_back(attr.getName(), rebuilt);
-    }
-    for (NamedAttribute replacement : replacements)
-      op->setAttr(replacement.getName(), replacement.getValue());
+      return rebuilt;
+    });
   });
   if (!ok)
     return {};

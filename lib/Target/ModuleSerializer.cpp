@@ -116,8 +116,8 @@ LogicalResult replaceWithReferences(ArrayRef<ConstantInfo> constants) {
       return c.op->emitError()
              << "resource key '" << key
              << "' is already used by the input; rename that resource";
-    c.op->setAttr(c.valueAttrName,
-                  DenseResourceElementsAttr::get(c.valueType, handle));
+    setSiteValue(c.op, c.site,
+                 DenseResourceElementsAttr::get(c.valueType, handle));
   }
   return success();
 }
@@ -155,21 +155,16 @@ archive::Status writeChunk(archive::ArchiveWriter &writer,
   const auto *source = reinterpret_cast<const uint8_t *>(c.data.data());
   bool lastChunk = chunk.firstScalar + chunk.numScalars == c.numScalars;
 
+  if (c.isZeroFill) {
+    uint8_t *out = scratch.get(outSize);
+    std::memset(out, 0, outSize);
+    return writer.writeSegmentData(plan.id, outOffset, out, outSize);
+  }
   if (c.isSplat) {
     // Expand the splat into `byte` layout, then encode like any tensor.
-    uint64_t stride = (bitWidth + 7) / 8;
-    unsigned scalarsPerElement = c.elementType.scalarsPerElement();
-    uint8_t *bytes = expanded.get(chunk.numScalars * stride);
-    if (bitWidth == 1 && !c.elementType.isComplex) {
-      // MLIR stores an i1 splat as one byte, 0x00 or 0xFF.
-      std::memset(bytes, source[0] & 1, chunk.numScalars);
-    } else {
-      for (uint64_t i = 0; i < chunk.numScalars; ++i)
-        std::memcpy(bytes + i * stride,
-                    source +
-                        ((chunk.firstScalar + i) % scalarsPerElement) * stride,
-                    stride);
-    }
+    uint8_t *bytes = expanded.get(chunk.numScalars * ((bitWidth + 7) / 8));
+    ::vmpack::expandMlirSplat(source, bitWidth, c.elementType.isComplex,
+                              chunk.firstScalar, chunk.numScalars, bytes);
     uint8_t *out = scratch.get(outSize);
     ::vmpack::convert(Encoding::Byte, encoding, bitWidth, bytes, out,
                       chunk.numScalars);
@@ -199,6 +194,19 @@ archive::Status writeChunk(archive::ArchiveWriter &writer,
   uint8_t *out = scratch.get(outSize);
   ::vmpack::convert(from, encoding, bitWidth, in, out, chunk.numScalars);
   return writer.writeSegmentData(plan.id, outOffset, out, outSize);
+}
+
+/// Replaces every location of the program (ops and block arguments) by
+/// the unknown location, as MLIR's --strip-debuginfo does.
+void stripLocations(ModuleOp module) {
+  Location unknown = UnknownLoc::get(module.getContext());
+  module->walk([&](Operation *op) {
+    op->setLoc(unknown);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument argument : block.getArguments())
+          argument.setLoc(unknown);
+  });
 }
 
 std::vector<Chunk> planChunks(ArrayRef<SegmentPlan> plans, Encoding encoding) {
@@ -231,7 +239,7 @@ LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
 
   TimingScope collectTimer = timing.nest("collect constants");
   FailureOr<SmallVector<ConstantInfo>> constants =
-      collectConstants(module, options.zeroCopy);
+      collectConstants(module, options.zeroCopy, options.collect);
   if (failed(constants) || failed(checkEncodable(*constants, options.encoding)))
     return failure();
   collectTimer.stop();
@@ -239,6 +247,8 @@ LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
   TimingScope programTimer = timing.nest("serialize program");
   if (failed(replaceWithReferences(*constants)))
     return failure();
+  if (options.stripDebugInfo)
+    stripLocations(module);
   std::string program;
   {
     llvm::raw_string_ostream os(program);

@@ -37,21 +37,16 @@ bool mlir::vmpack::isPackableElementsAttr(Attribute value) {
 static void packSplat(ArrayRef<char> element, PackedElement layout,
                       uint64_t numElements, MutableArrayRef<char> out) {
   uint32_t width = layout.bitWidth;
-  ::vmpack::Encoding storage = getMlirStorageEncoding(layout);
   uint64_t chunk = std::min(numElements, kSplatChunkElements);
   uint64_t chunkScalars = chunk * layout.scalarsPerElement;
 
-  std::vector<char> source(
-      *::vmpack::encodedSize(storage, width, chunkScalars));
-  if (storage == ::vmpack::Encoding::Packed) {
-    // A scalar i1 splat is a single byte, 0x00 or 0xFF in MLIR 22; bit 0
-    // decides.
-    std::fill(source.begin(), source.end(),
-              (element.front() & 1) ? char(0xFF) : char(0));
-  } else {
-    for (size_t offset = 0; offset < source.size(); offset += element.size())
-      std::memcpy(source.data() + offset, element.data(), element.size());
-  }
+  // The chunk's scalars in `byte` layout; a chunk holds whole elements, so
+  // it starts with a real part.
+  std::vector<uint8_t> source(chunkScalars * ((width + 7) / 8));
+  ::vmpack::expandMlirSplat(reinterpret_cast<const uint8_t *>(element.data()),
+                            width, layout.scalarsPerElement == 2, 0,
+                            chunkScalars, source.data());
+  constexpr ::vmpack::Encoding storage = ::vmpack::Encoding::Byte;
 
   uint64_t fullChunks = numElements / chunk;
   uint64_t chunkBytes = chunkScalars * width / 8;

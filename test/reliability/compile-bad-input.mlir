@@ -27,7 +27,8 @@
 // NORES: missing-resource.mlir:1:1: error: dense_resource 'nowhere' has no data
 // NORES-NOT: check_compile.py: FAIL
 // RUN: %python %S/Inputs/check_compile.py -- vmpack-compile %t/unknown-dialect.mlir -o %t/out/kept.vmpk | FileCheck %s --check-prefix=DIALECT
-// DIALECT: unknown-dialect.mlir:2:3: error: Dialect `nosuch' not found for custom op 'nosuch.op'
+// DIALECT: unknown-dialect.mlir:2:3: error: 'nosuch.op' is written in the custom syntax of the 'nosuch' dialect, which vmpack does not have; no MLIR tool can parse an op's custom syntax without its dialect
+// DIALECT: unknown-dialect.mlir:2:3: note: ops of any dialect are read in generic form or from bytecode: write the module with a tool that has the 'nosuch' dialect, adding --mlir-print-op-generic (text) or --emit-bytecode
 // DIALECT-NOT: check_compile.py: FAIL
 // RUN: %python %S/Inputs/check_compile.py -- vmpack-compile %t/unknown-op.mlir -o %t/out/kept.vmpk | FileCheck %s --check-prefix=OP
 // OP: unknown-op.mlir:2:3: error: custom op 'ml_program.nosuch' is unknown

@@ -7,7 +7,7 @@
 // RUN: not vmpack-compile %t/elided.mlir -o %t/out.vmpk 2>&1 | FileCheck %s --check-prefix=ELIDED
 // RUN: not vmpack-compile %t/short-blob.mlir -o %t/out.vmpk 2>&1 | FileCheck %s --check-prefix=SHORT
 // RUN: not vmpack-compile %t/syntax.mlir -o %t/out.vmpk 2>&1 | FileCheck %s --check-prefix=SYNTAX
-// RUN: not vmpack-compile %t/unknown-op.mlir -o %t/out.vmpk 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not vmpack-compile %t/unknown-op.mlir -o %t/out.vmpk --no-allow-unregistered-dialect 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not vmpack-compile %t/sparse.mlir -o %t/out.vmpk 2>&1 | FileCheck %s --check-prefix=SPARSE
 // RUN: not vmpack-compile %t/missing.mlir -o %t/out.vmpk 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not vmpack-compile %t/word-i65.mlir -o %t/out.vmpk --encoding=foo 2>&1 | FileCheck %s --check-prefix=ENCODING

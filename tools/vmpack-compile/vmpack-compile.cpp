@@ -70,6 +70,24 @@ static cl::opt<bool> timing("timing", cl::desc("Report the time of each phase"),
 static cl::opt<bool> fsyncOutput(
     "fsync", cl::desc("Flush the output to stable storage before renaming it"),
     cl::cat(compileCategory));
+static cl::opt<bool> allowUnregistered(
+    "allow-unregistered-dialect",
+    cl::desc("Accept ops of dialects vmpack does not have, in generic form or "
+             "bytecode (default: on)"),
+    cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> noAllowUnregistered(
+    "no-allow-unregistered-dialect",
+    cl::desc("Reject ops of dialects vmpack does not have"),
+    cl::cat(compileCategory));
+static cl::opt<bool> zeroFillElided(
+    "zero-fill-elided",
+    cl::desc("Store dense_resource<__elided__> and resources missing from the "
+             "input as zeros, with a warning each"),
+    cl::cat(compileCategory));
+static cl::opt<bool> stripDebugInfo(
+    "strip-debuginfo",
+    cl::desc("Drop locations from the stored program (default: keep them)"),
+    cl::cat(compileCategory));
 static cl::opt<std::string>
     moduleName("module-name",
                cl::desc("Module name recorded in the archive (default: the "
@@ -139,10 +157,11 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   registry.insert<mlir::vmpack::VMPackDialect>();
   MLIRContext context(registry);
+  context.allowUnregisteredDialects(allowUnregistered && !noAllowUnregistered);
 
   TimingScope parseTimer = rootTimer.nest("parse");
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-  SourceMgrDiagnosticHandler diagnostics(*sourceMgr, &context);
+  mlir::vmpack::InputDiagnosticHandler diagnostics(*sourceMgr, &context);
   mlir::vmpack::ZeroCopyRegistry zeroCopy;
   std::string errorMessage;
   OwningOpRef<ModuleOp> module = mlir::vmpack::parseInputFile(
@@ -165,9 +184,13 @@ int main(int argc, char **argv) {
     if (std::optional<StringRef> name = module->getSymName())
       options.moduleName = name->str();
   if (options.moduleName.empty())
-    options.moduleName = llvm::sys::path::stem(inputFilename).str();
+    options.moduleName = inputFilename == "-"
+                             ? std::string("module")
+                             : llvm::sys::path::stem(inputFilename).str();
   options.cancelled = &interrupted;
   options.zeroCopy = &zeroCopy;
+  options.collect.zeroFillElided = zeroFillElided;
+  options.stripDebugInfo = stripDebugInfo;
 
   // From here on an interrupt stops the writers, which remove their
   // temporary file; the destination is left untouched.

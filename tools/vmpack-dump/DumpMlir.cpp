@@ -5,22 +5,56 @@
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Target/ModuleRebuilder.h"
 
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/InitAllDialects.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
-int vmpack::dump::printModuleAsMlir(const archive::ArchiveReader &reader) {
+int vmpack::dump::printModuleAsMlir(const archive::ArchiveReader &reader,
+                                    const DumpOptions &options) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   registry.insert<mlir::vmpack::VMPackDialect>();
   mlir::MLIRContext context(registry);
+  context.allowUnregisteredDialects(options.allowUnregistered);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::vmpack::rebuildModule(reader, &context);
   if (!module)
     return 1;
-  module->print(llvm::outs());
-  llvm::outs() << "\n";
-  llvm::outs().flush();
+
+  auto write = [&](llvm::raw_ostream &os) -> llvm::Error {
+    if (options.emitBytecode) {
+      if (mlir::failed(mlir::writeBytecodeToFile(*module, os)))
+        return llvm::createStringError("cannot write the module as bytecode");
+      return llvm::Error::success();
+    }
+    mlir::OpPrintingFlags flags;
+    if (options.printGeneric)
+      flags.printGenericOpForm();
+    if (options.printDebugInfo)
+      flags.enableDebugInfo();
+    module->print(os, flags);
+    os << "\n";
+    return llvm::Error::success();
+  };
+  if (options.outputPath.empty()) {
+    if (llvm::Error error = write(llvm::outs())) {
+      llvm::errs() << "vmpack-dump: error: " << llvm::toString(std::move(error))
+                   << "\n";
+      return 1;
+    }
+    llvm::outs().flush();
+    return 0;
+  }
+  // A temporary file renamed into place: an existing file is replaced only
+  // by a complete one.
+  if (llvm::Error error = llvm::writeToOutput(options.outputPath, write)) {
+    llvm::errs() << "vmpack-dump: error: '" << options.outputPath
+                 << "': " << llvm::toString(std::move(error)) << "\n";
+    return 1;
+  }
   return 0;
 }

@@ -3,14 +3,19 @@
 #ifndef VMPACK_TOOLS_VMPACK_DUMP_DUMPMLIR_H
 #define VMPACK_TOOLS_VMPACK_DUMP_DUMPMLIR_H
 
+#include "DumpOptions.h"
+
 #include "vmpack/Archive/ArchiveReader.h"
 
 namespace vmpack::dump {
 
-/// Prints the module's program as MLIR text with every constant rebuilt as
-/// the attribute it was compiled from. Returns the process exit code. Only
-/// a vmpack-dump built with MLIR can do this; otherwise it says so.
-int printModuleAsMlir(const archive::ArchiveReader &reader);
+/// Prints the module's program as MLIR (text, or bytecode with
+/// --emit-bytecode) with every constant rebuilt as the attribute it was
+/// compiled from, to stdout or, atomically, to options.outputPath. Returns
+/// the process exit code. Only a vmpack-dump built with MLIR can do this;
+/// otherwise it says so.
+int printModuleAsMlir(const archive::ArchiveReader &reader,
+                      const DumpOptions &options);
 
 } // namespace vmpack::dump
 

@@ -21,7 +21,15 @@ const char *vmpack::dump::dumpUsage() {
          "                        write segment NAME's stored bytes to FILE\n"
          "  --mlir                the program as MLIR text, every constant\n"
          "                        rebuilt as the attribute it was compiled\n"
-         "                        from (after a full verification)\n"
+         "                        from (after a full verification), to\n"
+         "                        stdout or -o FILE; with:\n"
+         "    --mlir-print-op-generic   every op in generic form\n"
+         "    --mlir-print-debuginfo    with locations\n"
+         "    --emit-bytecode           MLIR bytecode (needs -o)\n"
+         "    --no-allow-unregistered-dialect\n"
+         "                        reject ops of dialects vmpack does not\n"
+         "                        have (accepted by default;\n"
+         "                        --allow-unregistered-dialect is a no-op)\n"
          "  --threads N           threads for --verify (default: all)\n"
          "  -h, --help            this text\n";
 }
@@ -65,6 +73,16 @@ bool vmpack::dump::parseDumpOptions(int argc, char **argv,
     } else if (arg == "--extract") {
       if (!setAction(Action::Extract, arg) || !value(options.extractName))
         return false;
+    } else if (arg == "--mlir-print-op-generic") {
+      options.printGeneric = true;
+    } else if (arg == "--mlir-print-debuginfo") {
+      options.printDebugInfo = true;
+    } else if (arg == "--emit-bytecode") {
+      options.emitBytecode = true;
+    } else if (arg == "--allow-unregistered-dialect") {
+      options.allowUnregistered = true;
+    } else if (arg == "--no-allow-unregistered-dialect") {
+      options.allowUnregistered = false;
     } else if (arg == "-o") {
       if (!value(options.outputPath))
         return false;
@@ -98,8 +116,20 @@ bool vmpack::dump::parseDumpOptions(int argc, char **argv,
     error = "--extract needs -o FILE";
     return false;
   }
-  if (options.action != Action::Extract && !options.outputPath.empty()) {
-    error = "-o is only meaningful with --extract";
+  if (options.action != Action::Extract && options.action != Action::Mlir &&
+      !options.outputPath.empty()) {
+    error = "-o is only meaningful with --extract and --mlir";
+    return false;
+  }
+  if (options.action != Action::Mlir &&
+      (options.printGeneric || options.printDebugInfo ||
+       options.emitBytecode)) {
+    error = "--mlir-print-op-generic, --mlir-print-debuginfo and "
+            "--emit-bytecode are options of --mlir";
+    return false;
+  }
+  if (options.emitBytecode && options.outputPath.empty()) {
+    error = "--emit-bytecode needs -o FILE";
     return false;
   }
   return true;

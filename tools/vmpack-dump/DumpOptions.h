@@ -21,6 +21,12 @@ struct DumpOptions {
   std::string extractName;
   std::string outputPath;
   unsigned threads = 0;
+  /// --mlir: accept ops of dialects vmpack does not have (default on).
+  bool allowUnregistered = true;
+  /// --mlir output form, as MLIR's tools name it.
+  bool printGeneric = false;
+  bool printDebugInfo = false;
+  bool emitBytecode = false;
 };
 
 /// Parses argv. On a usage error returns false with `error` set; on

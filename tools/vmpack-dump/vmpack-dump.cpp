@@ -173,7 +173,7 @@ int main(int argc, char **argv) {
     Status st = (*reader)->verifyContents(options.threads);
     if (!st)
       return error(options.modulePath + ": " + st.message());
-    return printModuleAsMlir(**reader);
+    return printModuleAsMlir(**reader, options);
   }
   }
   return 1;

@@ -64,6 +64,18 @@ uint64_t granuleByteOffset(Encoding encoding, uint32_t bitWidth,
 /// one byte per element; this is the one place that knows.
 Encoding mlirStorageEncoding(uint32_t bitWidth, bool isComplex = false);
 
+/// Bytes of a splat's one element in MLIR 22 storage: an i1 splat is one
+/// byte, 0x00 or 0xFF; any other splat is one element in
+/// mlirStorageEncoding (two scalars for complex).
+uint64_t mlirSplatStorageSize(uint32_t bitWidth, bool isComplex = false);
+
+/// Expands a splat held as its one element of MLIR storage (`splat`,
+/// mlirSplatStorageSize bytes) into scalars [firstScalar, firstScalar +
+/// count) of the whole tensor in `byte` layout. For complex elements the
+/// scalars alternate real, imaginary.
+void expandMlirSplat(const uint8_t *splat, uint32_t bitWidth, bool isComplex,
+                     uint64_t firstScalar, uint64_t count, uint8_t *out);
+
 } // namespace vmpack
 
 #endif // VMPACK_PACK_ENCODING_H

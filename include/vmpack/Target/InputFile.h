@@ -6,6 +6,7 @@
 #include "vmpack/Target/ZeroCopyBytecode.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -25,6 +26,21 @@ parseInputFile(StringRef path,
                const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
                MLIRContext *context, ZeroCopyRegistry &zeroCopy,
                std::string &errorMessage);
+
+/// Prints diagnostics with their source lines, as MLIR's tools do, and
+/// says what to do where MLIR's own message does not:
+/// - custom syntax of an op of a dialect vmpack does not have cannot be
+///   parsed by any tool without that dialect: the message says so, names
+///   the dialect and points to generic form or bytecode;
+/// - bytecode newer than this MLIR reads gets a note on how to write an
+///   older version.
+class InputDiagnosticHandler : public SourceMgrDiagnosticHandler {
+public:
+  InputDiagnosticHandler(llvm::SourceMgr &sourceMgr, MLIRContext *context);
+
+private:
+  void emitExplained(Diagnostic &diag);
+};
 
 } // namespace mlir::vmpack
 

@@ -10,6 +10,7 @@
 #define VMPACK_TARGET_MODULESERIALIZER_H
 
 #include "vmpack/Pack/Encoding.h"
+#include "vmpack/Target/ConstantCollector.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/Timing.h"
@@ -37,6 +38,10 @@ struct SerializeOptions {
   const std::atomic<bool> *cancelled = nullptr;
   /// The resources that stand for dense<...> attributes read in place.
   const ZeroCopyRegistry *zeroCopy = nullptr;
+  CollectOptions collect;
+  /// Drop every location from the stored program, so that the same module
+  /// compiled from different paths gives the same archive.
+  bool stripDebugInfo = false;
 };
 
 /// The resource key by which the program refers to segment `segmentName`.
