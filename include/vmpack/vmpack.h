@@ -116,6 +116,11 @@ typedef struct vmpack_segment_info {
   vmpack_source_kind_t source_kind;
   const char *source_key;
   uint32_t source_alignment;
+  /* An alias (format version 2): a constant with its own name, type and
+   * source whose bytes are those of segment `alias_of`; `data`, `offset`,
+   * `length`, `encoding`, `alignment` and `checksum` are that segment's. */
+  int is_alias;
+  size_t alias_of;
 } vmpack_segment_info_t;
 
 typedef struct vmpack_module vmpack_module_t;
@@ -149,13 +154,15 @@ vmpack_status_t vmpack_module_program(const vmpack_module_t *module,
                                       const void **out_data,
                                       uint64_t *out_length);
 
+/* Constants: the stored segments first (indexes 0 .. n-1, in file order),
+ * then the aliases. Every index below takes both. */
 size_t vmpack_module_segment_count(const vmpack_module_t *module);
 
 vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
                                            size_t index,
                                            vmpack_segment_info_t *out_info);
 
-/* Finds a segment by its exact name (`name_length` bytes). */
+/* Finds a segment or alias by its exact name (`name_length` bytes). */
 vmpack_status_t vmpack_module_find_segment(const vmpack_module_t *module,
                                            const char *name,
                                            size_t name_length,

@@ -126,10 +126,11 @@ Status ArchiveReader::parse() {
     return Status::error("end-of-central-directory record at offset " +
                          std::to_string(eocd) +
                          ": its vmpack trailer is malformed");
-  if (trailer->formatVersion != kFormatVersion)
+  if (!isKnownFormatVersion(trailer->formatVersion))
     return Status::error("format version " +
                          std::to_string(trailer->formatVersion) +
-                         " is not supported (this reader knows version " +
+                         " is not supported (this reader knows versions " +
+                         std::to_string(kMinFormatVersion) + " to " +
                          std::to_string(kFormatVersion) + ")");
 
   // 2. The index: in bounds, aligned, CRC as the trailer says, verified.
@@ -158,18 +159,28 @@ Status ArchiveReader::parse() {
       decodeIndex(indexData, size_t(trailer->indexLength));
   if (!contents)
     return contents.status();
+  if (contents->formatVersion != trailer->formatVersion)
+    return Status::error("index: format version " +
+                         std::to_string(contents->formatVersion) +
+                         ", but the trailer says " +
+                         std::to_string(trailer->formatVersion));
   version = contents->formatVersion;
   module = std::move(contents->moduleName);
   producedBy = std::move(contents->producer);
   segments = std::move(contents->segments);
+  aliases = std::move(contents->aliases);
   programEntry = std::move(contents->program);
   indexEntry = {std::string(kIndexEntryName), trailer->indexOffset,
                 trailer->indexLength, indexCrc};
-  for (size_t i = 0; i < segments.size(); ++i)
-    if (!byName.emplace(segments[i].name, i).second)
-      return Status::error("index: segment name '" +
-                           printableName(segments[i].name) +
+  for (size_t i = 0; i < numConstants(); ++i)
+    if (!byName.emplace(constant(i).name, i).second)
+      return Status::error("index: constant name '" +
+                           printableName(constant(i).name) +
                            "' appears twice");
+  // Aliases share their segment's bytes; the layout check below fixes
+  // the segments' offsets, so refresh the copies.
+  for (SegmentInfo &alias : aliases)
+    alias.offset = segments[alias.aliasOf].offset;
 
   // 3. Every offset must be the one the canonical layout gives.
   std::vector<ZipEntry> entries =
@@ -225,6 +236,7 @@ Status ArchiveReader::checkMetadata() const {
       return st;
   }
   Trailer trailer;
+  trailer.formatVersion = version;
   trailer.indexOffset = indexEntry.offset;
   trailer.indexLength = indexEntry.length;
   trailer.indexChecksum = indexEntry.checksum;
@@ -238,6 +250,14 @@ Status ArchiveReader::checkMetadata() const {
 }
 
 std::optional<size_t> ArchiveReader::findSegment(std::string_view name) const {
+  std::optional<size_t> index = findConstant(name);
+  if (!index || *index >= segments.size())
+    return std::nullopt;
+  return index;
+}
+
+std::optional<size_t>
+ArchiveReader::findConstant(std::string_view name) const {
   auto it = byName.find(name);
   if (it == byName.end())
     return std::nullopt;

@@ -221,6 +221,35 @@ StatusOr<uint32_t> ArchiveWriter::addSegment(SegmentDesc desc) {
   return uint32_t(impl->contents.segments.size() - 1);
 }
 
+Status ArchiveWriter::addAlias(AliasDesc desc) {
+  if (impl->phase != ArchiveWriterImpl::Phase::Plan)
+    return Status::error("addAlias('" + desc.name +
+                         "') after beginData(): the layout is fixed");
+  if (impl->failed)
+    return impl->currentError();
+  ModuleContents &c = impl->contents;
+  if (desc.segment >= c.segments.size())
+    return Status::error("alias '" + desc.name + "' refers to segment " +
+                         std::to_string(desc.segment) + " of " +
+                         std::to_string(c.segments.size()));
+  SegmentInfo a;
+  a.name = std::move(desc.name);
+  a.mlirType = std::move(desc.mlirType);
+  a.elementType = desc.elementType;
+  a.shape = std::move(desc.shape);
+  a.aliasOf = desc.segment;
+  a.sourceKind = desc.sourceKind;
+  a.sourceKey = std::move(desc.sourceKey);
+  a.sourceAlignment = desc.sourceAlignment;
+  if (Status st = validateAlias(a, c.segments[desc.segment]); !st)
+    return Status::error("alias '" + a.name + "' of segment '" +
+                         c.segments[desc.segment].name + "': " + st.message());
+  if (!impl->names.insert(a.name).second)
+    return Status::error("duplicate segment name '" + a.name + "'");
+  c.aliases.push_back(std::move(a));
+  return Status::ok();
+}
+
 void ArchiveWriter::setProgram(std::string bytes) {
   impl->programBytes = std::move(bytes);
 }
@@ -232,6 +261,7 @@ Status ArchiveWriter::beginData() {
   if (w.failed)
     return w.currentError();
   ModuleContents &c = w.contents;
+  c.formatVersion = requiredFormatVersion(c);
   c.program.length = w.programBytes.size();
   c.program.checksum =
       crc32Update(0, w.programBytes.data(), w.programBytes.size());
@@ -342,6 +372,7 @@ Status ArchiveWriter::finish() {
       !st)
     return w.fail(st);
   Trailer trailer;
+  trailer.formatVersion = w.contents.formatVersion;
   trailer.indexOffset = indexPlacement.dataOffset;
   trailer.indexLength = index.size();
   trailer.indexChecksum = indexCrc;

@@ -30,20 +30,56 @@ std::string vmpack::archive::detail::buildIndex(const ModuleContents &c) {
         uint8_t(s.sourceKind), sourceKey, s.sourceAlignment));
   }
   auto segmentVector = fbb.CreateVector(segments);
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Alias>>>
+      aliasVector;
+  if (!c.aliases.empty()) {
+    std::vector<flatbuffers::Offset<fb::Alias>> aliases;
+    for (const SegmentInfo &a : c.aliases) {
+      auto name = str(a.name);
+      auto mlirType = str(a.mlirType);
+      auto shape = fbb.CreateVector(a.shape);
+      auto sourceKey = str(a.sourceKey);
+      aliases.push_back(fb::CreateAlias(
+          fbb, name, mlirType, uint8_t(a.elementType.scalar.kind),
+          a.elementType.scalar.width, a.elementType.isComplex, shape,
+          a.aliasOf, uint8_t(a.sourceKind), sourceKey, a.sourceAlignment));
+    }
+    aliasVector = fbb.CreateVector(aliases);
+  }
   auto programName = str(c.program.name);
   auto program = fb::CreateEntryRef(fbb, programName, c.program.offset,
                                     c.program.length, c.program.checksum);
   auto moduleName = str(c.moduleName);
   auto producer = str(c.producer);
   auto root = fb::CreateModule(fbb, c.formatVersion, moduleName, producer,
-                               segmentVector, program);
+                               segmentVector, program, aliasVector);
   fb::FinishModuleBuffer(fbb, root);
   return std::string(reinterpret_cast<const char *>(fbb.GetBufferPointer()),
                      fbb.GetSize());
 }
 
+uint32_t
+vmpack::archive::detail::requiredFormatVersion(const ModuleContents &c) {
+  return c.aliases.empty() ? kMinFormatVersion : kAliasFormatVersion;
+}
+
 static std::string toStdString(const flatbuffers::String *s) {
   return s ? std::string(s->data(), s->size()) : std::string();
+}
+
+/// Reads a shape vector (rank-checked, bytewise: the verifier checks the
+/// vector's length field's alignment, not its 8-byte elements').
+static Status readShape(const flatbuffers::Vector<int64_t> *shape,
+                        std::vector<int64_t> &out, const std::string &what) {
+  if (!shape)
+    return Status::ok();
+  if (shape->size() > kMaxRank)
+    return Status::error("index: " + what + " has rank " +
+                         std::to_string(shape->size()));
+  out.resize(shape->size());
+  if (!out.empty())
+    std::memcpy(out.data(), shape->Data(), out.size() * sizeof(int64_t));
+  return Status::ok();
 }
 
 StatusOr<ModuleContents>
@@ -61,10 +97,11 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
 
   ModuleContents c;
   c.formatVersion = m->format_version();
-  if (c.formatVersion != kFormatVersion)
+  if (!isKnownFormatVersion(c.formatVersion))
     return Status::error("index: format version " +
                          std::to_string(c.formatVersion) +
-                         " (this reader knows version " +
+                         " (this reader knows versions " +
+                         std::to_string(kMinFormatVersion) + " to " +
                          std::to_string(kFormatVersion) + ")");
   c.moduleName = toStdString(m->name());
   c.producer = toStdString(m->producer());
@@ -91,17 +128,10 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
       s.elementType.scalar.kind = ScalarKind(fs->scalar_kind());
       s.elementType.scalar.width = fs->scalar_width();
       s.elementType.isComplex = fs->is_complex();
-      if (const auto *shape = fs->shape()) {
-        if (shape->size() > kMaxRank)
-          return Status::error("index: segment " + std::to_string(i) +
-                               " has rank " + std::to_string(shape->size()));
-        // The verifier checks the vector's length field's alignment, not
-        // its 8-byte elements': read them bytewise.
-        s.shape.resize(shape->size());
-        if (!s.shape.empty())
-          std::memcpy(s.shape.data(), shape->Data(),
-                      s.shape.size() * sizeof(int64_t));
-      }
+      if (Status st =
+              readShape(fs->shape(), s.shape, "segment " + std::to_string(i));
+          !st)
+        return st;
       s.encoding = Encoding(fs->encoding());
       s.offset = fs->offset();
       s.length = fs->length();
@@ -116,6 +146,42 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
       c.segments.push_back(std::move(s));
     }
   }
+  if (const auto *aliases = m->aliases()) {
+    if (c.formatVersion < kAliasFormatVersion)
+      return Status::error("index: aliases need format version " +
+                           std::to_string(kAliasFormatVersion) +
+                           ", the index says " +
+                           std::to_string(c.formatVersion));
+    c.aliases.reserve(aliases->size());
+    for (flatbuffers::uoffset_t i = 0; i < aliases->size(); ++i) {
+      const fb::Alias *fa = aliases->Get(i);
+      std::string what = "alias " + std::to_string(i);
+      SegmentInfo a;
+      a.name = toStdString(fa->name());
+      a.mlirType = toStdString(fa->mlir_type());
+      a.elementType.scalar.kind = ScalarKind(fa->scalar_kind());
+      a.elementType.scalar.width = fa->scalar_width();
+      a.elementType.isComplex = fa->is_complex();
+      if (Status st = readShape(fa->shape(), a.shape, what); !st)
+        return st;
+      a.aliasOf = fa->segment();
+      a.sourceKind = SourceKind(fa->source_kind());
+      a.sourceKey = toStdString(fa->source_key());
+      a.sourceAlignment = fa->source_alignment();
+      if (a.aliasOf >= c.segments.size())
+        return Status::error("index: " + what + " refers to segment " +
+                             std::to_string(a.aliasOf) + " of " +
+                             std::to_string(c.segments.size()));
+      if (Status st = validateAlias(a, c.segments[a.aliasOf]); !st)
+        return Status::error("index: " + what + ": " + st.message());
+      c.aliases.push_back(std::move(a));
+    }
+  }
+  if (c.formatVersion != requiredFormatVersion(c))
+    return Status::error("index: format version " +
+                         std::to_string(c.formatVersion) +
+                         " is not the lowest that holds this module (" +
+                         std::to_string(requiredFormatVersion(c)) + ")");
   return c;
 }
 

@@ -19,12 +19,18 @@
 namespace vmpack::archive::detail {
 
 struct ModuleContents {
-  uint32_t formatVersion = kFormatVersion;
+  uint32_t formatVersion = kMinFormatVersion;
   std::string moduleName;
   std::string producer;
   std::vector<SegmentInfo> segments;
   EntryInfo program;
+  /// Alias records (SegmentInfo::isAlias); their shared fields are filled
+  /// in from their segment when decoded.
+  std::vector<SegmentInfo> aliases;
 };
+
+/// The lowest format version that holds `contents`.
+uint32_t requiredFormatVersion(const ModuleContents &contents);
 
 /// Serializes the index. All scalars are stored even when they equal their
 /// defaults, so the size depends only on the strings and shapes: the writer

@@ -79,3 +79,14 @@ Status vmpack::archive::validateSegment(SegmentInfo &s) {
   s.numElements = count;
   return Status::ok();
 }
+
+Status vmpack::archive::validateAlias(SegmentInfo &alias,
+                                      const SegmentInfo &target) {
+  alias.isAlias = true;
+  alias.encoding = target.encoding;
+  alias.offset = target.offset;
+  alias.length = target.length;
+  alias.alignment = target.alignment;
+  alias.checksum = target.checksum;
+  return validateSegment(alias);
+}

@@ -50,8 +50,9 @@ vmpack_status_t finishOpen(std::unique_ptr<MappedFile> file,
   auto module = std::make_unique<vmpack_module>();
   module->file = std::move(file);
   module->reader = std::move(*reader);
-  for (const SegmentInfo &s : module->reader->allSegments())
-    module->elementTypeNames.push_back(toString(s.elementType));
+  for (size_t i = 0; i < module->reader->numConstants(); ++i)
+    module->elementTypeNames.push_back(
+        toString(module->reader->constant(i).elementType));
   *out = module.release();
   return VMPACK_OK;
 }
@@ -171,7 +172,7 @@ vmpack_status_t vmpack_module_program(const vmpack_module_t *module,
 }
 
 size_t vmpack_module_segment_count(const vmpack_module_t *module) {
-  return module ? module->reader->numSegments() : 0;
+  return module ? module->reader->numConstants() : 0;
 }
 
 vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
@@ -179,11 +180,11 @@ vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
                                            vmpack_segment_info_t *out_info) {
   if (!module || !out_info)
     return invalid("vmpack_module_segment_info", "null argument");
-  if (index >= module->reader->numSegments())
+  if (index >= module->reader->numConstants())
     return fail(VMPACK_ERROR_OUT_OF_RANGE,
                 "segment index " + std::to_string(index) + " >= count " +
-                    std::to_string(module->reader->numSegments()));
-  const SegmentInfo &s = module->reader->segment(index);
+                    std::to_string(module->reader->numConstants()));
+  const SegmentInfo &s = module->reader->constant(index);
   vmpack_segment_info_t &i = *out_info;
   i.name = s.name.c_str();
   i.name_length = s.name.size();
@@ -196,7 +197,7 @@ vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
   i.shape = s.shape.data();
   i.element_count = s.numElements;
   i.encoding = vmpack_encoding_t(s.encoding);
-  i.data = module->reader->segmentData(index);
+  i.data = module->reader->constantData(index);
   i.offset = s.offset;
   i.length = s.length;
   i.alignment = s.alignment;
@@ -204,6 +205,8 @@ vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
   i.source_kind = vmpack_source_kind_t(s.sourceKind);
   i.source_key = s.sourceKey.c_str();
   i.source_alignment = s.sourceAlignment;
+  i.is_alias = s.isAlias ? 1 : 0;
+  i.alias_of = s.aliasOf;
   return VMPACK_OK;
 }
 
@@ -213,7 +216,7 @@ vmpack_status_t vmpack_module_find_segment(const vmpack_module_t *module,
                                            size_t *out_index) {
   if (!module || (!name && name_length) || !out_index)
     return invalid("vmpack_module_find_segment", "null argument");
-  std::optional<size_t> found = module->reader->findSegment(
+  std::optional<size_t> found = module->reader->findConstant(
       std::string_view(name ? name : "", name_length));
   if (!found)
     return fail(VMPACK_ERROR_NOT_FOUND,
@@ -229,11 +232,11 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
                                       void *dst, size_t dst_size) {
   if (!module || (!dst && count))
     return invalid("vmpack_segment_unpack", "null argument");
-  if (index >= module->reader->numSegments())
+  if (index >= module->reader->numConstants())
     return fail(VMPACK_ERROR_OUT_OF_RANGE,
                 "segment index " + std::to_string(index) + " >= count " +
-                    std::to_string(module->reader->numSegments()));
-  const SegmentInfo &s = module->reader->segment(index);
+                    std::to_string(module->reader->numConstants()));
+  const SegmentInfo &s = module->reader->constant(index);
   uint64_t end;
   if (__builtin_add_overflow(first, count, &end) || end > s.numElements)
     return fail(VMPACK_ERROR_OUT_OF_RANGE,
@@ -265,7 +268,7 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
   if (count == 0)
     return VMPACK_OK;
   const ScalarType &scalar = s.elementType.scalar;
-  const uint8_t *src = module->reader->segmentData(index);
+  const uint8_t *src = module->reader->constantData(index);
   Encoding encoding = effectiveEncoding(s);
   if (dtype == VMPACK_DTYPE_FLOAT32) {
     if (!scalar.isFloat() || !floatFormat(scalar.kind))

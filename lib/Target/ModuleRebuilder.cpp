@@ -55,7 +55,7 @@ private:
 
 Attribute ConstantRebuilder::rebuild(size_t index, ShapedType type,
                                      std::string &error) {
-  const archive::SegmentInfo &info = reader.segment(index);
+  const archive::SegmentInfo &info = reader.constant(index);
   uint32_t bitWidth = info.elementType.scalarBits();
   uint64_t numScalars = archive::numScalars(info);
   Encoding target = mlir::vmpack::getOriginEncoding(
@@ -67,7 +67,7 @@ Attribute ConstantRebuilder::rebuild(size_t index, ShapedType type,
     return {};
   }
   std::vector<char> bytes(*size);
-  ::vmpack::convert(info.encoding, target, bitWidth, reader.segmentData(index),
+  ::vmpack::convert(info.encoding, target, bitWidth, reader.constantData(index),
                     bytes.data(), numScalars);
 
   if (info.sourceKind == archive::SourceKind::Dense &&
@@ -140,7 +140,7 @@ mlir::vmpack::rebuildModule(const archive::ArchiveReader &reader,
           getReferencedSegment(reference.getRawHandle().getKey());
       if (segment.empty())
         return {};
-      std::optional<size_t> index = reader.findSegment(segment);
+      std::optional<size_t> index = reader.findConstant(segment);
       if (!index) {
         op->emitError() << "the program refers to segment '" << segment
                         << "', which the archive does not contain";

@@ -23,9 +23,12 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <map>
+#include <tuple>
 #include <mutex>
 #include <numeric>
 
@@ -209,6 +212,89 @@ void stripLocations(ModuleOp module) {
   });
 }
 
+/// What makes two constants' stored bytes equal when their source bytes
+/// are: the same width, count and source layout.
+using ShapeKey = std::tuple<uint32_t, uint64_t, uint8_t, bool, bool>;
+ShapeKey getShapeKey(const ConstantInfo &c) {
+  return {c.elementType.scalarBits(), c.numScalars, uint8_t(c.sourceEncoding),
+          c.isSplat, c.isZeroFill};
+}
+
+/// For every constant, the index of the constant whose segment holds its
+/// stored bytes: itself, or an earlier one. Reads the weights only for
+/// Dedup::Content, and only where sizes match, hashing in parallel before
+/// comparing every byte.
+std::vector<size_t> findSharedConstants(ArrayRef<ConstantInfo> constants,
+                                        Dedup dedup, unsigned threads) {
+  std::vector<size_t> holder(constants.size());
+  std::iota(holder.begin(), holder.end(), 0);
+  if (dedup == Dedup::Off)
+    return holder;
+
+  // The same blob under the same key: the same bytes, whatever its users'
+  // types, as long as width, count and layout agree.
+  std::map<std::tuple<ShapeKey, std::string, const char *>, size_t> byBlob;
+  for (size_t i = 0; i < constants.size(); ++i) {
+    const ConstantInfo &c = constants[i];
+    if (c.resourceKey.empty())
+      continue;
+    auto [it, inserted] = byBlob.try_emplace(
+        {getShapeKey(c), c.resourceKey, c.data.data()}, i);
+    if (!inserted)
+      holder[i] = it->second;
+  }
+  if (dedup != Dedup::Content)
+    return holder;
+
+  // Identical content: group stored constants by shape and size, hash the
+  // members of groups of two or more, then compare equal hashes exactly.
+  std::map<std::pair<ShapeKey, size_t>, std::vector<size_t>> groups;
+  for (size_t i = 0; i < constants.size(); ++i)
+    if (holder[i] == i)
+      groups[{getShapeKey(constants[i]), constants[i].data.size()}]
+          .push_back(i);
+  std::vector<size_t> toHash;
+  for (auto &[key, members] : groups)
+    if (members.size() > 1)
+      toHash.insert(toHash.end(), members.begin(), members.end());
+  std::vector<uint64_t> hashes(constants.size(), 0);
+  auto hashOne = [&](size_t i) {
+    ArrayRef<char> data = constants[i].data;
+    hashes[i] = llvm::xxh3_64bits(ArrayRef<uint8_t>(
+        reinterpret_cast<const uint8_t *>(data.data()), data.size()));
+  };
+  llvm::ThreadPoolStrategy strategy = llvm::hardware_concurrency(threads);
+  if (strategy.compute_thread_count() <= 1 || toHash.size() < 2) {
+    for (size_t i : toHash)
+      hashOne(i);
+  } else {
+    llvm::DefaultThreadPool pool(strategy);
+    for (size_t i : toHash)
+      pool.async([&hashOne, i] { hashOne(i); });
+    pool.wait();
+  }
+  for (auto &[key, members] : groups) {
+    if (members.size() < 2)
+      continue;
+    for (size_t m = 1; m < members.size(); ++m) {
+      size_t i = members[m];
+      ArrayRef<char> data = constants[i].data;
+      for (size_t e = 0; e < m; ++e) {
+        size_t j = members[e];
+        if (holder[j] != j || hashes[i] != hashes[j])
+          continue;
+        if (data.empty() ||
+            std::memcmp(data.data(), constants[j].data.data(), data.size()) ==
+                0) {
+          holder[i] = j;
+          break;
+        }
+      }
+    }
+  }
+  return holder;
+}
+
 std::vector<Chunk> planChunks(ArrayRef<SegmentPlan> plans, Encoding encoding) {
   std::vector<Chunk> chunks;
   for (uint32_t p = 0; p < plans.size(); ++p) {
@@ -244,6 +330,11 @@ LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
     return failure();
   collectTimer.stop();
 
+  TimingScope dedupTimer = timing.nest("find shared constants");
+  std::vector<size_t> holder =
+      findSharedConstants(*constants, options.dedup, options.threads);
+  dedupTimer.stop();
+
   TimingScope programTimer = timing.nest("serialize program");
   if (failed(replaceWithReferences(*constants)))
     return failure();
@@ -274,8 +365,12 @@ LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
   archive::ArchiveWriter &writer = **writerOr;
 
   std::vector<SegmentPlan> plans;
+  std::vector<uint32_t> segmentOf(constants->size(), 0);
   uint64_t totalBytes = 0;
-  for (const ConstantInfo &c : *constants) {
+  for (size_t index = 0; index < constants->size(); ++index) {
+    if (holder[index] != index)
+      continue;
+    const ConstantInfo &c = (*constants)[index];
     archive::SegmentDesc desc;
     desc.name = c.segmentName;
     desc.mlirType = typeToString(c.logicalType);
@@ -294,7 +389,25 @@ LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
     if (!id)
       return c.op->emitError() << id.status().message();
     plans.push_back({&c, *id, length});
+    segmentOf[index] = *id;
     totalBytes += length;
+  }
+  for (size_t index = 0; index < constants->size(); ++index) {
+    if (holder[index] == index)
+      continue;
+    const ConstantInfo &c = (*constants)[index];
+    archive::AliasDesc desc;
+    desc.name = c.segmentName;
+    desc.mlirType = typeToString(c.logicalType);
+    desc.elementType = c.elementType;
+    desc.shape.assign(c.logicalType.getShape().begin(),
+                      c.logicalType.getShape().end());
+    desc.segment = segmentOf[holder[index]];
+    desc.sourceKind = archive::SourceKind(c.origin);
+    desc.sourceKey = c.resourceKey;
+    desc.sourceAlignment = c.resourceAlignment;
+    if (archive::Status status = writer.addAlias(std::move(desc)); !status)
+      return c.op->emitError() << status.message();
   }
   writer.setProgram(std::move(program));
   if (archive::Status status = writer.beginData(); !status)

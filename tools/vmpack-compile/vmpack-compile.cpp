@@ -84,6 +84,17 @@ static cl::opt<bool> zeroFillElided(
     cl::desc("Store dense_resource<__elided__> and resources missing from the "
              "input as zeros, with a warning each"),
     cl::cat(compileCategory));
+static cl::opt<mlir::vmpack::Dedup> dedup(
+    "dedup", cl::desc("Which constants with equal stored bytes share one segment"),
+    cl::values(
+        clEnumValN(mlir::vmpack::Dedup::Off, "off",
+                   "none: every constant is a segment of its own"),
+        clEnumValN(mlir::vmpack::Dedup::Resources, "resources",
+                   "constants reading the same dense_resource blob (default)"),
+        clEnumValN(mlir::vmpack::Dedup::Content, "content",
+                   "also constants with identical bytes (hashed, then "
+                   "compared)")),
+    cl::init(mlir::vmpack::Dedup::Resources), cl::cat(compileCategory));
 static cl::opt<bool> stripDebugInfo(
     "strip-debuginfo",
     cl::desc("Drop locations from the stored program (default: keep them)"),
@@ -191,6 +202,7 @@ int main(int argc, char **argv) {
   options.zeroCopy = &zeroCopy;
   options.collect.zeroFillElided = zeroFillElided;
   options.stripDebugInfo = stripDebugInfo;
+  options.dedup = dedup;
 
   // From here on an interrupt stops the writers, which remove their
   // temporary file; the destination is left untouched.

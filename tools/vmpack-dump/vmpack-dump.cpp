@@ -58,12 +58,16 @@ std::string jsonString(const std::string &s) {
 }
 
 int printTable(const ArchiveReader &reader) {
-  std::printf("module '%s' (producer '%s', format %u): %zu segments\n",
+  std::printf("module '%s' (producer '%s', format %u): %zu segments",
               printableName(reader.moduleName()).c_str(),
               printableName(reader.producer()).c_str(), reader.formatVersion(),
               reader.numSegments());
+  if (reader.numAliases())
+    std::printf(", %zu aliases", reader.numAliases());
+  std::printf("\n");
   size_t nameWidth = 4, typeWidth = 4;
-  for (const SegmentInfo &s : reader.allSegments()) {
+  for (size_t i = 0; i < reader.numConstants(); ++i) {
+    const SegmentInfo &s = reader.constant(i);
     nameWidth = std::max(nameWidth, printableName(s.name).size());
     typeWidth = std::max(typeWidth, s.mlirType.size());
   }
@@ -75,6 +79,14 @@ int printTable(const ArchiveReader &reader) {
                 int(nameWidth), printableName(s.name).c_str(), int(typeWidth),
                 s.mlirType.c_str(), encodingName(s.encoding), s.length,
                 s.alignment, s.offset);
+  // Aliases store nothing of their own: they name the segment they share.
+  for (size_t i = reader.numSegments(); i < reader.numConstants(); ++i) {
+    const SegmentInfo &a = reader.constant(i);
+    std::printf("%-*s  %-*s  alias of '%s'\n", int(nameWidth),
+                printableName(a.name).c_str(), int(typeWidth),
+                a.mlirType.c_str(),
+                printableName(reader.segment(a.aliasOf).name).c_str());
+  }
   std::printf("program: %" PRIu64 " bytes at %" PRIu64 "\n",
               reader.program().length, reader.program().offset);
   std::printf("index: %" PRIu64 " bytes at %" PRIu64 "\n",
@@ -103,6 +115,19 @@ int printJson(const ArchiveReader &reader) {
                 s.checksum, unsigned(s.sourceKind),
                 jsonString(s.sourceKey).c_str(), s.sourceAlignment);
   }
+  std::printf("\n  ],\n  \"aliases\": [");
+  for (size_t i = reader.numSegments(); i < reader.numConstants(); ++i) {
+    const SegmentInfo &a = reader.constant(i);
+    std::printf("%s\n    {\"name\": %s, \"type\": %s, \"element_type\": %s, "
+                "\"segment\": %s, \"source_kind\": %u, \"source_key\": %s, "
+                "\"source_alignment\": %u}",
+                i > reader.numSegments() ? "," : "",
+                jsonString(a.name).c_str(), jsonString(a.mlirType).c_str(),
+                jsonString(toString(a.elementType)).c_str(),
+                jsonString(reader.segment(a.aliasOf).name).c_str(),
+                unsigned(a.sourceKind), jsonString(a.sourceKey).c_str(),
+                a.sourceAlignment);
+  }
   const EntryInfo &p = reader.program();
   const EntryInfo &x = reader.index();
   std::printf("\n  ],\n  \"program\": {\"name\": %s, \"offset\": %" PRIu64
@@ -115,15 +140,15 @@ int printJson(const ArchiveReader &reader) {
 }
 
 int extract(const ArchiveReader &reader, const DumpOptions &options) {
-  std::optional<size_t> index = reader.findSegment(options.extractName);
+  std::optional<size_t> index = reader.findConstant(options.extractName);
   if (!index)
     return error("no segment named '" + options.extractName + "' in '" +
                  options.modulePath + "'");
   std::FILE *out = std::fopen(options.outputPath.c_str(), "wb");
   if (!out)
     return error("cannot create '" + options.outputPath + "'");
-  const SegmentInfo &s = reader.segment(*index);
-  size_t written = std::fwrite(reader.segmentData(*index), 1, s.length, out);
+  const SegmentInfo &s = reader.constant(*index);
+  size_t written = std::fwrite(reader.constantData(*index), 1, s.length, out);
   bool ok = written == s.length && std::fclose(out) == 0;
   if (!ok)
     return error("writing '" + options.outputPath + "' failed");

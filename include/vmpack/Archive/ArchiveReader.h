@@ -55,9 +55,24 @@ public:
   size_t numSegments() const { return segments.size(); }
   const SegmentInfo &segment(size_t index) const { return segments[index]; }
   const std::vector<SegmentInfo> &allSegments() const { return segments; }
+  /// A segment (not an alias) by name.
   std::optional<size_t> findSegment(std::string_view name) const;
   const uint8_t *segmentData(size_t index) const {
     return base + segments[index].offset;
+  }
+
+  /// Constants: the segments, then the aliases (format version 2), in one
+  /// index space. An alias's SegmentInfo has its own name, type and source
+  /// and its segment's bytes.
+  size_t numAliases() const { return aliases.size(); }
+  size_t numConstants() const { return segments.size() + aliases.size(); }
+  const SegmentInfo &constant(size_t index) const {
+    return index < segments.size() ? segments[index]
+                                   : aliases[index - segments.size()];
+  }
+  std::optional<size_t> findConstant(std::string_view name) const;
+  const uint8_t *constantData(size_t index) const {
+    return base + constant(index).offset;
   }
   const EntryInfo &program() const { return programEntry; }
   const uint8_t *programData() const { return base + programEntry.offset; }
@@ -75,6 +90,8 @@ private:
   uint32_t version = 0;
   std::string module, producedBy;
   std::vector<SegmentInfo> segments;
+  std::vector<SegmentInfo> aliases;
+  /// Constant indexes by name (segments and aliases).
   std::unordered_map<std::string_view, size_t> byName;
   EntryInfo programEntry, indexEntry;
 };

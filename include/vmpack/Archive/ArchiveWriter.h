@@ -44,6 +44,21 @@ struct SegmentDesc {
   uint32_t sourceAlignment = 0;
 };
 
+/// A constant stored in an earlier segment's bytes (format version 2):
+/// its own name, type and source; `segment` is the number addSegment
+/// returned. The segment's length must be exactly the alias's encoded size
+/// in the segment's encoding (checked by addAlias).
+struct AliasDesc {
+  std::string name;
+  std::string mlirType;
+  vmpack::ElementType elementType;
+  std::vector<int64_t> shape;
+  uint32_t segment = 0;
+  SourceKind sourceKind = SourceKind::Dense;
+  std::string sourceKey;
+  uint32_t sourceAlignment = 0;
+};
+
 struct WriterOptions {
   std::string moduleName;
   std::string producer = "vmpack";
@@ -68,6 +83,8 @@ public:
   /// is also the file order). Rejects duplicate names, bad alignment, and
   /// lengths that do not match the shape.
   StatusOr<uint32_t> addSegment(SegmentDesc desc);
+  /// Plan phase. Names are unique among segments and aliases.
+  Status addAlias(AliasDesc desc);
   /// Plan phase. The program's bytes are opaque to the archive layer.
   void setProgram(std::string bytes);
   /// Fixes the layout, reserves the file's space and writes the program.

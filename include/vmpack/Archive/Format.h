@@ -18,9 +18,21 @@
 
 namespace vmpack::archive {
 
-/// The version this code writes and the only one it reads. Bump it for any
-/// change a version-1 reader would misread.
-inline constexpr uint32_t kFormatVersion = 1;
+/// The versions this code reads. A writer stamps the lowest version that
+/// holds what the module uses (docs/format.md, section 6): version 1
+/// unless the module has version-2 features (aliases), so that modules
+/// without them stay readable by version-1 readers. Bump the newest
+/// version for any change an older reader would misread.
+inline constexpr uint32_t kMinFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;
+/// The first version with aliases: index records of constants that share
+/// another segment's bytes.
+inline constexpr uint32_t kAliasFormatVersion = 2;
+
+/// Whether this code reads `version`.
+inline constexpr bool isKnownFormatVersion(uint32_t version) {
+  return version >= kMinFormatVersion && version <= kFormatVersion;
+}
 
 /// Entry names of the two non-segment entries. Escaped segment names never
 /// contain '/', so these cannot collide with a segment.
@@ -62,7 +74,7 @@ std::string printableName(std::string_view bytes);
 ///   "vmpack VVVV index=OOOOOOOOOOOOOOOO+LLLLLLLLLLLLLLLL crc32=CCCCCCCC"
 /// (V decimal, O/L/C lower-case hex).
 struct Trailer {
-  uint32_t formatVersion = kFormatVersion;
+  uint32_t formatVersion = kMinFormatVersion;
   uint64_t indexOffset = 0;
   uint64_t indexLength = 0;
   uint32_t indexChecksum = 0;

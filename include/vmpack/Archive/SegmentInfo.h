@@ -38,12 +38,23 @@ struct SegmentInfo {
   SourceKind sourceKind = SourceKind::Dense;
   std::string sourceKey;
   uint32_t sourceAlignment = 0;
+  /// An alias (format version 2): a constant of its own name, type and
+  /// source whose stored bytes are those of segment `aliasOf`. Encoding,
+  /// offset, length, alignment and checksum are that segment's.
+  bool isAlias = false;
+  uint32_t aliasOf = 0;
 };
 
 /// Checks everything about `segment` that does not depend on its position:
 /// name and key lengths, element type, shape, encoding, alignment, and that
 /// `length` is exactly the encoded size of the shape. Sets numElements.
 Status validateSegment(SegmentInfo &segment);
+
+/// Checks an alias record against the segment it shares: everything
+/// validateSegment checks, with the segment's stored bytes, encoding and
+/// alignment, whose length must be exactly the alias's encoded size. Fills
+/// in the shared fields from `target`.
+Status validateAlias(SegmentInfo &alias, const SegmentInfo &target);
 
 /// Scalars (W-bit values) in the segment: numElements, doubled for complex.
 uint64_t numScalars(const SegmentInfo &segment);

@@ -22,6 +22,18 @@ namespace mlir::vmpack {
 
 class ZeroCopyRegistry;
 
+/// Which constants with the same stored bytes share one segment
+/// (docs/compiler.md, "Shared constants").
+enum class Dedup {
+  /// Every constant is a segment of its own.
+  Off,
+  /// Constants that read the same dense_resource blob (default).
+  Resources,
+  /// Also constants whose bytes are identical, found by hashing and then
+  /// comparing every byte.
+  Content,
+};
+
 struct SerializeOptions {
   ::vmpack::Encoding encoding = ::vmpack::Encoding::Packed;
   /// Alignment of every segment: a power of two in [1, 65536].
@@ -39,6 +51,7 @@ struct SerializeOptions {
   /// The resources that stand for dense<...> attributes read in place.
   const ZeroCopyRegistry *zeroCopy = nullptr;
   CollectOptions collect;
+  Dedup dedup = Dedup::Resources;
   /// Drop every location from the stored program, so that the same module
   /// compiled from different paths gives the same archive.
   bool stripDebugInfo = false;
