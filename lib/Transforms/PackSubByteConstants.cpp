@@ -1,7 +1,8 @@
 //===- PackSubByteConstants.cpp - Sub-byte constants as packed blobs ------===//
 //
 // --vmpack-pack-subbyte-constants: stores every sub-byte constant of
-// arith.constant, ml_program.global and memref.global as a dense_resource
+// arith.constant, tosa.const, ml_program.global and memref.global as a
+// dense_resource
 // blob of packed bytes (docs/packing.md), keeping its logical type in
 // `vmpack.logical_type` and reaching it through `vmpack.bitcast`.
 //
@@ -34,6 +35,7 @@ using namespace mlir::vmpack;
 namespace {
 
 constexpr llvm::StringLiteral kArithConstant = "arith.constant";
+constexpr llvm::StringLiteral kTosaConst = "tosa.const";
 constexpr llvm::StringLiteral kMLProgramGlobal = "ml_program.global";
 constexpr llvm::StringLiteral kMemRefGlobal = "memref.global";
 
@@ -45,12 +47,13 @@ struct PackSubByteConstantsPass
   LogicalResult initialize(MLIRContext *context) override {
     enabledOps.clear();
     for (const std::string &name : ops) {
-      if (name != kArithConstant && name != kMLProgramGlobal &&
-          name != kMemRefGlobal)
+      if (name != kArithConstant && name != kTosaConst &&
+          name != kMLProgramGlobal && name != kMemRefGlobal)
         return emitError(UnknownLoc::get(context))
                << "vmpack-pack-subbyte-constants: unknown op kind '" << name
                << "' in 'ops'; expected a list of " << kArithConstant << ", "
-               << kMLProgramGlobal << ", " << kMemRefGlobal;
+               << kTosaConst << ", " << kMLProgramGlobal << ", "
+               << kMemRefGlobal;
       enabledOps.insert(name);
     }
     return success();
@@ -73,7 +76,10 @@ private:
   FailureOr<DenseResourceElementsAttr>
   packToResource(Operation *op, ElementsAttr value, StringRef key) const;
 
-  LogicalResult packConstant(arith::ConstantOp op);
+  /// A constant op: one tensor result whose type is that of its value
+  /// attribute `valueName` (arith.constant's `value`, tosa.const's
+  /// `values`).
+  LogicalResult packConstant(Operation *op, StringRef valueName);
   LogicalResult packGlobal(ml_program::GlobalOp global,
                            const SymbolUserMap &users);
   LogicalResult packGlobal(memref::GlobalOp global, const SymbolUserMap &users);
@@ -82,6 +88,27 @@ private:
 };
 
 } // namespace
+
+/// Whether `op` holds a sub-byte elements attribute, as an attribute or in
+/// the properties of an unregistered op.
+static bool holdsSubByteConstant(Operation *op) {
+  auto isSubByte = [](Attribute attr) {
+    auto elements = dyn_cast<ElementsAttr>(attr);
+    return elements &&
+           isSubByteElementType(
+               cast<ShapedType>(elements.getType()).getElementType());
+  };
+  for (NamedAttribute attr : op->getAttrs())
+    if (isSubByte(attr.getValue()))
+      return true;
+  if (!op->isRegistered())
+    if (auto properties =
+            dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute()))
+      for (NamedAttribute attr : properties)
+        if (isSubByte(attr.getValue()))
+          return true;
+  return false;
+}
 
 /// Whether `op` already went through the pass.
 static bool isAlreadyPacked(Operation *op) {
@@ -132,27 +159,32 @@ static std::string getConstantKey(Operation *op) {
   return "cst";
 }
 
-LogicalResult PackSubByteConstantsPass::packConstant(arith::ConstantOp op) {
+LogicalResult PackSubByteConstantsPass::packConstant(Operation *op,
+                                                     StringRef valueName) {
   // vmpack.bitcast is tensor-only, so vector constants stay as they are.
-  auto logicalType = dyn_cast<RankedTensorType>(op.getType());
-  if (!logicalType || isAlreadyPacked(op) ||
-      !shouldPack(logicalType, op.getValue()))
+  if (op->getNumResults() != 1)
+    return success();
+  Value result = op->getResult(0);
+  auto logicalType = dyn_cast<RankedTensorType>(result.getType());
+  Attribute value = op->getAttr(valueName);
+  if (!logicalType || !value || isAlreadyPacked(op) ||
+      !shouldPack(logicalType, value) ||
+      cast<TypedAttr>(value).getType() != logicalType)
     return success();
 
   FailureOr<DenseResourceElementsAttr> resource =
-      packToResource(op, cast<ElementsAttr>(op.getValue()), getConstantKey(op));
+      packToResource(op, cast<ElementsAttr>(value), getConstantKey(op));
   if (failed(resource))
     return failure();
 
   // Rewrite in place, so that the op keeps its name, location and any other
   // attribute; then route every use through a bitcast.
-  Value result = op.getResult();
-  op.setValueAttr(*resource);
+  op->setAttr(valueName, *resource);
   result.setType(resource->getType());
   setLogicalType(op, logicalType);
   OpBuilder builder(op->getContext());
   builder.setInsertionPointAfter(op);
-  auto bitcast = BitcastOp::create(builder, op.getLoc(), logicalType, result);
+  auto bitcast = BitcastOp::create(builder, op->getLoc(), logicalType, result);
   result.replaceAllUsesExcept(bitcast.getResult(), bitcast);
   return success();
 }
@@ -243,21 +275,39 @@ LogicalResult PackSubByteConstantsPass::packGlobal(memref::GlobalOp global,
 
 void PackSubByteConstantsPass::runOnOperation() {
   // Collect first: the rewrites add ops and must not disturb the walk.
-  SmallVector<arith::ConstantOp> constants;
+  SmallVector<std::pair<Operation *, StringRef>> constants;
   SmallVector<ml_program::GlobalOp> mlGlobals;
   SmallVector<memref::GlobalOp> memrefGlobals;
+  // Ops whose semantics the pass does not know are never changed: another
+  // tool's verifier may expect the attribute's type as it is. They are
+  // counted for a remark.
+  unsigned unknownOps = 0;
+  StringRef exampleUnknownOp;
   getOperation()->walk([&](Operation *op) {
-    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    StringRef name = op->getName().getStringRef();
+    if (isa<arith::ConstantOp>(op)) {
       if (isEnabled(kArithConstant))
-        constants.push_back(constant);
+        constants.push_back({op, "value"});
+    } else if (name == kTosaConst) {
+      if (isEnabled(kTosaConst))
+        constants.push_back({op, "values"});
     } else if (auto global = dyn_cast<ml_program::GlobalOp>(op)) {
       if (isEnabled(kMLProgramGlobal))
         mlGlobals.push_back(global);
     } else if (auto global = dyn_cast<memref::GlobalOp>(op)) {
       if (isEnabled(kMemRefGlobal))
         memrefGlobals.push_back(global);
+    } else if (holdsSubByteConstant(op)) {
+      if (!unknownOps++)
+        exampleUnknownOp = name;
     }
   });
+  if (unknownOps)
+    emitRemark(getOperation()->getLoc())
+        << "vmpack-pack-subbyte-constants: left " << unknownOps
+        << " op(s) unchanged whose sub-byte constants it does not know the "
+           "meaning of (e.g. '"
+        << exampleUnknownOp << "')";
 
   // Keep going after a failure, so every bad constant gets reported.
   bool anyFailed = false;
@@ -270,8 +320,8 @@ void PackSubByteConstantsPass::runOnOperation() {
     for (memref::GlobalOp global : memrefGlobals)
       anyFailed |= failed(packGlobal(global, users));
   }
-  for (arith::ConstantOp constant : constants)
-    anyFailed |= failed(packConstant(constant));
+  for (auto [op, valueName] : constants)
+    anyFailed |= failed(packConstant(op, valueName));
   if (anyFailed)
     signalPassFailure();
 }

@@ -36,7 +36,7 @@
 // MEMREF: memref.global "private" constant @m4 : memref<2xi8>
 // MEMREF: arith.constant dense<[1, 2, 3, 4]> : tensor<4xi4>
 
-// BADOP: error: vmpack-pack-subbyte-constants: unknown op kind 'tensor.empty' in 'ops'; expected a list of arith.constant, ml_program.global, memref.global
+// BADOP: error: vmpack-pack-subbyte-constants: unknown op kind 'tensor.empty' in 'ops'; expected a list of arith.constant, tosa.const, ml_program.global, memref.global
 
 ml_program.global private @g4(dense<[1, 2, 3, 4]> : tensor<4xi4>) : tensor<4xi4>
 ml_program.global private @g2(dense<[1, 2]> : tensor<2xi4>) : tensor<2xi4>

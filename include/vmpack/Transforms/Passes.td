@@ -15,9 +15,9 @@ def PackSubByteConstantsPass
     `dense_resource` blob over a 1-D `tensor<Nxi8>`, keeping the logical
     type:
 
-    - `arith.constant` (tensor): becomes an i8 constant carrying
-      `vmpack.logical_type`, followed by a `vmpack.bitcast` back to the
-      logical type that replaces every use;
+    - `arith.constant` and `tosa.const` (tensor): become an i8 constant
+      carrying `vmpack.logical_type`, followed by a `vmpack.bitcast` back to
+      the logical type that replaces every use;
     - `ml_program.global`: its type becomes `tensor<Nxi8>` and it carries
       `vmpack.logical_type`; every load is followed by a `vmpack.bitcast` to
       the logical type and every store is preceded by one to the storage
@@ -27,16 +27,22 @@ def PackSubByteConstantsPass
       there is no memref form of `vmpack.bitcast`.
 
     Resource keys are the global's symbol name, or `<function>_cst` for an
-    `arith.constant`, made unique by MLIR. Constants that already carry
-    `vmpack.logical_type` are left alone, so the pass is idempotent.
+    `arith.constant` or `tosa.const`, made unique by MLIR. Constants that
+    already carry `vmpack.logical_type` are left alone, so the pass is
+    idempotent.
+
+    Ops of other dialects (registered or not) are never changed, even when
+    they hold sub-byte constants: their verifiers, which may live in another
+    tool, expect the attribute's type as it is. The pass counts them in a
+    remark. `vmpack-compile` still stores their constants, packed.
   }];
 
   let options = [
     Option<"minElements", "min-elements", "int64_t", /*default=*/"1",
            "Only pack constants with at least this many elements">,
     ListOption<"ops", "ops", "std::string",
-               "Op kinds to pack, from arith.constant, ml_program.global, "
-               "memref.global (default: all)">
+               "Op kinds to pack, from arith.constant, tosa.const, "
+               "ml_program.global, memref.global (default: all)">
   ];
 
   let dependentDialects = ["::mlir::vmpack::VMPackDialect"];
