@@ -35,6 +35,12 @@
 // RUN: not vmpack-dump --mlir --emit-bytecode %t/kept.vmpk 2>&1 | FileCheck %s --check-prefix=NEEDS-O
 // RUN: not vmpack-dump --emit-bytecode %t/kept.vmpk 2>&1 | FileCheck %s --check-prefix=ONLY-MLIR
 //
+// Vector constants are segments as tensors are.
+// RUN: vmpack-compile %t/vector.mlir -o %t/vector.vmpk
+// RUN: vmpack-dump %t/vector.vmpk | FileCheck %s --check-prefix=VECTOR
+// RUN: vmpack-example %t/vector.vmpk f.cst0 | FileCheck %s --check-prefix=VECTOR-VALUES
+// RUN: vmpack-dump --mlir %t/vector.vmpk | FileCheck %s --check-prefix=VECTOR-BACK
+//
 // Bytecode newer than this MLIR: both versions named, and what to do.
 // RUN: vmpack-opt %t/small.mlir --emit-bytecode -o %t/small.mlirbc
 // RUN: %python -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[4]=(9<<1)|1; open(sys.argv[2],'wb').write(b)" %t/small.mlirbc %t/newer.mlirbc
@@ -61,6 +67,15 @@
 // NEWER: newer.mlirbc:0:0: error: bytecode version 9 is newer than the current version
 // NEWER: note: vmpack reads MLIR bytecode up to the version of the MLIR it is built with
 
+// VECTOR: f.cst0  vector<2x3xi4>  packed               3
+// VECTOR-VALUES: f.cst0[0:6] = 1 2 3 -1 -2 -3
+// VECTOR-BACK: arith.constant dense<{{\[}}[1, 2, 3], [-1, -2, -3]]> : vector<2x3xi4>
+
+//--- vector.mlir
+func.func @f() -> vector<2x3xi4> {
+  %v = arith.constant dense<[[1, 2, 3], [-1, -2, -3]]> : vector<2x3xi4>
+  return %v : vector<2x3xi4>
+}
 //--- elided.mlir
 ml_program.global private @e(dense_resource<__elided__> : tensor<5xi4>) : tensor<5xi4>
 ml_program.global private @m(dense_resource<nowhere> : tensor<3xf16>) : tensor<3xf16>
