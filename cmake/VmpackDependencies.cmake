@@ -3,6 +3,34 @@
 
 find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)
+
+# Optional CRC-32 libraries with carry-less-multiply kernels (Checksum.cpp);
+# zlib's crc32 is the fallback when neither is found.
+option(VMPACK_WITH_ISAL "Use ISA-L's CRC-32 when found (libisal-dev)" ON)
+option(VMPACK_WITH_LIBDEFLATE
+  "Use libdeflate's CRC-32 when found (libdeflate-dev)" ON)
+if(VMPACK_WITH_ISAL)
+  find_path(VMPACK_ISAL_INCLUDE_DIR isa-l/crc.h)
+  find_library(VMPACK_ISAL_LIBRARY NAMES isal)
+  if(VMPACK_ISAL_INCLUDE_DIR AND VMPACK_ISAL_LIBRARY)
+    add_library(vmpack::isal UNKNOWN IMPORTED)
+    set_target_properties(vmpack::isal PROPERTIES
+      IMPORTED_LOCATION ${VMPACK_ISAL_LIBRARY}
+      INTERFACE_INCLUDE_DIRECTORIES ${VMPACK_ISAL_INCLUDE_DIR})
+    message(STATUS "CRC-32: ISA-L (${VMPACK_ISAL_LIBRARY})")
+  endif()
+endif()
+if(VMPACK_WITH_LIBDEFLATE)
+  find_path(VMPACK_LIBDEFLATE_INCLUDE_DIR libdeflate.h)
+  find_library(VMPACK_LIBDEFLATE_LIBRARY NAMES deflate)
+  if(VMPACK_LIBDEFLATE_INCLUDE_DIR AND VMPACK_LIBDEFLATE_LIBRARY)
+    add_library(vmpack::libdeflate UNKNOWN IMPORTED)
+    set_target_properties(vmpack::libdeflate PROPERTIES
+      IMPORTED_LOCATION ${VMPACK_LIBDEFLATE_LIBRARY}
+      INTERFACE_INCLUDE_DIRECTORIES ${VMPACK_LIBDEFLATE_INCLUDE_DIR})
+    message(STATUS "CRC-32: libdeflate (${VMPACK_LIBDEFLATE_LIBRARY})")
+  endif()
+endif()
 find_package(GTest REQUIRED)
 if(VMPACK_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED)

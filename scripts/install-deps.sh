@@ -7,7 +7,7 @@ packages=(
   cmake ninja-build g++ python3
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libflatbuffers-dev flatbuffers-compiler
-  zlib1g-dev
+  zlib1g-dev libisal-dev libdeflate-dev
   googletest libgtest-dev libbenchmark-dev
   unzip
 )
