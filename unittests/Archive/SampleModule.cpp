@@ -93,7 +93,8 @@ std::vector<SampleSegment> vmpack::archive::testing::smallSampleSegments() {
 Status vmpack::archive::testing::writeModule(
     const std::string &path, const std::string &moduleName,
     const std::vector<SampleSegment> &segments, const std::string &program,
-    unsigned threads, uint64_t shuffleSeed) {
+    unsigned threads, uint64_t shuffleSeed,
+    const std::vector<AliasDesc> &aliases) {
   WriterOptions options;
   options.moduleName = moduleName;
   options.producer = "vmpack-tests";
@@ -105,6 +106,9 @@ Status vmpack::archive::testing::writeModule(
     if (!id)
       return id.status();
   }
+  for (const AliasDesc &a : aliases)
+    if (Status st = (*writer)->addAlias(a); !st)
+      return st;
   (*writer)->setProgram(program);
   if (Status st = (*writer)->beginData(); !st)
     return st;

@@ -44,11 +44,13 @@ std::vector<SampleSegment> smallSampleSegments();
 
 /// Writes a module with `segments` and `program`. Each segment is cut into
 /// chunks of pseudo-random sizes, shuffled with `shuffleSeed`, and handed
-/// out round-robin to `threads` threads.
+/// out round-robin to `threads` threads. `aliases` refer to segments by
+/// their position in `segments`.
 Status writeModule(const std::string &path, const std::string &moduleName,
                    const std::vector<SampleSegment> &segments,
                    const std::string &program, unsigned threads,
-                   uint64_t shuffleSeed);
+                   uint64_t shuffleSeed,
+                   const std::vector<AliasDesc> &aliases = {});
 
 } // namespace vmpack::archive::testing
 

@@ -170,4 +170,66 @@ TEST(RuntimeOpen, VerifyReportsDamagedData) {
   vmpack_module_close(m);
 }
 
+TEST(RuntimeAliases, FindAndUnpackEveryAliasWithItsOwnType) {
+  // One 4 x i8 segment read as si8 (the segment), ui8 and 2x2 i8 aliases.
+  ScratchDir dir;
+  std::vector<SampleSegment> segments = {
+      makeSegment("s", "si8", {4}, Encoding::Packed, 64, 7)};
+  AliasDesc u;
+  u.name = "u";
+  u.mlirType = "tensor<4xui8>";
+  u.elementType = *parseElementType("ui8");
+  u.shape = {4};
+  u.segment = 0;
+  AliasDesc square = u;
+  square.name = "square";
+  square.mlirType = "tensor<2x2xi8>";
+  square.elementType = *parseElementType("i8");
+  square.shape = {2, 2};
+  ASSERT_TRUE(writeModule(dir.path("m.vmpk"), "tied", segments, "", 1, 1,
+                          {u, square})
+                  .isOk());
+  vmpack_module_t *module = nullptr;
+  ASSERT_EQ(vmpack_module_open_file(dir.path("m.vmpk").c_str(), &module),
+            VMPACK_OK)
+      << vmpack_last_error();
+  EXPECT_EQ(vmpack_module_format_version(module), 2u);
+  ASSERT_EQ(vmpack_module_segment_count(module), 3u);
+  EXPECT_EQ(vmpack_module_verify(module, 1), VMPACK_OK);
+
+  vmpack_segment_info_t s, a;
+  ASSERT_EQ(vmpack_module_segment_info(module, 0, &s), VMPACK_OK);
+  EXPECT_EQ(s.is_alias, 0);
+  size_t index = 0;
+  ASSERT_EQ(vmpack_module_find_segment(module, "u", 1, &index), VMPACK_OK);
+  EXPECT_EQ(index, 1u);
+  ASSERT_EQ(vmpack_module_segment_info(module, index, &a), VMPACK_OK);
+  EXPECT_EQ(a.is_alias, 1);
+  EXPECT_EQ(a.alias_of, 0u);
+  EXPECT_STREQ(a.mlir_type, "tensor<4xui8>");
+  EXPECT_STREQ(a.element_type, "ui8");
+  EXPECT_EQ(a.data, s.data);
+  EXPECT_EQ(a.length, s.length);
+
+  // The same bytes, widened by each constant's own signedness.
+  int16_t signedValues[4], unsignedValues[4];
+  ASSERT_EQ(vmpack_segment_unpack(module, 0, 0, 4, VMPACK_DTYPE_INT16,
+                                  signedValues, sizeof(signedValues)),
+            VMPACK_OK);
+  ASSERT_EQ(vmpack_segment_unpack(module, 1, 0, 4, VMPACK_DTYPE_INT16,
+                                  unsignedValues, sizeof(unsignedValues)),
+            VMPACK_OK);
+  for (int i = 0; i < 4; ++i) {
+    uint8_t byte = segments[0].bytes[size_t(i)];
+    EXPECT_EQ(signedValues[i], int16_t(int8_t(byte)));
+    EXPECT_EQ(unsignedValues[i], int16_t(byte));
+  }
+  ASSERT_EQ(vmpack_module_find_segment(module, "square", 6, &index),
+            VMPACK_OK);
+  ASSERT_EQ(vmpack_module_segment_info(module, index, &a), VMPACK_OK);
+  EXPECT_EQ(a.rank, 2u);
+  EXPECT_EQ(a.element_count, 4u);
+  vmpack_module_close(module);
+}
+
 } // namespace
