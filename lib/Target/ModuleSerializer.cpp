@@ -231,12 +231,13 @@ std::vector<size_t> findSharedConstants(ArrayRef<ConstantInfo> constants,
   if (dedup == Dedup::Off)
     return holder;
 
-  // The same blob under the same key: the same bytes, whatever its users'
-  // types, as long as width, count and layout agree.
+  // The same blob under the same key, or the same dense<...> attribute
+  // (MLIR keeps one copy of equal attributes): the same bytes, whatever
+  // the users' types, as long as width, count and layout agree.
   std::map<std::tuple<ShapeKey, std::string, const char *>, size_t> byBlob;
   for (size_t i = 0; i < constants.size(); ++i) {
     const ConstantInfo &c = constants[i];
-    if (c.resourceKey.empty())
+    if (c.resourceKey.empty() && !c.data.data())
       continue;
     auto [it, inserted] = byBlob.try_emplace(
         {getShapeKey(c), c.resourceKey, c.data.data()}, i);

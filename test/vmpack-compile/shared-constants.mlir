@@ -1,7 +1,8 @@
 // REQUIRES: mlir
-// Constants that read one dense_resource blob are stored once, whatever
-// types they read it as; --dedup=content also shares identical bytes and
-// --dedup=off shares nothing. The index keeps every constant as an alias
+// Constants that read one dense_resource blob, or hold one dense<...>
+// attribute (MLIR keeps one copy of equal attributes), are stored once,
+// whatever types they read it as; --dedup=content also shares identical
+// bytes and --dedup=off shares nothing. The index keeps every constant as an alias
 // with its own name and type, the C runtime finds each by name, and
 // vmpack-dump --mlir rebuilds the blob once under its own key.
 // RUN: rm -rf %t && mkdir -p %t
@@ -30,19 +31,20 @@
 // is smaller than three.
 // RUN: %python -c "import os,sys; a,b=(os.path.getsize(p) for p in sys.argv[1:]); sys.exit(0 if a < b else 1)" %t/default.vmpk %t/off.vmpk
 
-// RESOURCES: module 'shared_constants' (producer 'vmpack-compile', format 2): 4 segments, 2 aliases
+// RESOURCES: module 'shared_constants' (producer 'vmpack-compile', format 2): 3 segments, 3 aliases
 // RESOURCES-NEXT: name
 // RESOURCES-NEXT: as_si8     tensor<4xsi8>    packed               4
 // RESOURCES-NEXT: c1         tensor<3xi4>     packed               2
-// RESOURCES-NEXT: c2         tensor<3xi4>     packed               2
 // RESOURCES-NEXT: other      tensor<4xi8>     packed               4
 // RESOURCES-NEXT: as_ui8     tensor<4xui8>    alias of 'as_si8'
 // RESOURCES-NEXT: as_2x2     tensor<2x2xi8>   alias of 'as_si8'
+// RESOURCES-NEXT: c2         tensor<3xi4>     alias of 'c1'
 // UI8: as_ui8[0:4] = 128 255 50 127
 // SI8: as_si8[0:4] = -128 -1 50 127
 // JSON: "aliases": [
 // JSON-NEXT: {"name": "as_ui8", "type": "tensor<4xui8>", "element_type": "ui8", "segment": "as_si8", "source_kind": 1, "source_key": "_int8", "source_alignment": 8},
 // JSON-NEXT: {"name": "as_2x2", "type": "tensor<2x2xi8>", "element_type": "i8", "segment": "as_si8", "source_kind": 1, "source_key": "_int8", "source_alignment": 8}
+// JSON-NEXT: {"name": "c2", "type": "tensor<3xi4>", "element_type": "i4", "segment": "c1", "source_kind": 0, "source_key": "", "source_alignment": 0}
 // JSON-NEXT: ],
 // CONTENT: format 2): 2 segments, 4 aliases
 // CONTENT: as_ui8     tensor<4xui8>    alias of 'as_si8'

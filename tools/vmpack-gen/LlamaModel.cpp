@@ -14,10 +14,14 @@ uint64_t TensorSpec::numElements() const {
 std::vector<TensorSpec> vmpack::gen::llamaTensors(const LlamaConfig &config) {
   const int64_t dim = config.dim, hidden = config.hidden;
   std::vector<TensorSpec> tensors;
+  if (config.vocab)
+    tensors.push_back(
+        {"tok_embeddings", {config.vocab, dim}, TensorKind::Int4Weight, ""});
   for (unsigned layer = 0; layer < config.layers; ++layer) {
     std::string prefix = "layers." + std::to_string(layer) + ".";
     auto weight = [&](const char *name, int64_t rows, int64_t cols) {
-      tensors.push_back({prefix + name, {rows, cols}, TensorKind::Int4Weight});
+      tensors.push_back(
+          {prefix + name, {rows, cols}, TensorKind::Int4Weight, ""});
     };
     weight("attention.wq", dim, dim);
     weight("attention.wk", dim, dim);
@@ -26,8 +30,14 @@ std::vector<TensorSpec> vmpack::gen::llamaTensors(const LlamaConfig &config) {
     weight("feed_forward.w1", hidden, dim);
     weight("feed_forward.w2", dim, hidden);
     weight("feed_forward.w3", hidden, dim);
-    tensors.push_back({prefix + "attention_norm", {dim}, TensorKind::F16Norm});
-    tensors.push_back({prefix + "ffn_norm", {dim}, TensorKind::F16Norm});
+    tensors.push_back(
+        {prefix + "attention_norm", {dim}, TensorKind::F16Norm, ""});
+    tensors.push_back({prefix + "ffn_norm", {dim}, TensorKind::F16Norm, ""});
   }
+  if (config.vocab)
+    tensors.push_back({"output",
+                       {config.vocab, dim},
+                       TensorKind::Int4Weight,
+                       config.tieEmbeddings ? "tok_embeddings" : ""});
   return tensors;
 }

@@ -20,6 +20,12 @@ struct LlamaConfig {
   unsigned layers = 1;
   int64_t dim = 4096;
   int64_t hidden = 11008;
+  /// Vocabulary size; 0 leaves out the token embedding and output
+  /// projection.
+  int64_t vocab = 0;
+  /// The output projection is the token embedding, as in models with tied
+  /// embeddings: one tensor, read by two globals.
+  bool tieEmbeddings = false;
 };
 
 enum class TensorKind {
@@ -31,6 +37,8 @@ struct TensorSpec {
   std::string name; ///< e.g. "layers.0.attention.wq"
   std::vector<int64_t> shape;
   TensorKind kind;
+  /// Non-empty: this tensor is the one named here (tied weights).
+  std::string tiedTo;
 
   uint64_t numElements() const;
 };

@@ -130,6 +130,7 @@ OwningOpRef<ModuleOp> buildLlamaModule(MLIRContext &context,
   };
   std::vector<Global> globals;
   std::vector<char> scratch;
+  llvm::StringMap<Attribute> values;
 
   std::vector<TensorSpec> tensors = llamaTensors(config);
   for (auto [index, spec] : llvm::enumerate(tensors)) {
@@ -138,13 +139,18 @@ OwningOpRef<ModuleOp> buildLlamaModule(MLIRContext &context,
     auto logicalType = RankedTensorType::get(spec.shape, isWeight ? i4 : f16);
     RankedTensorType storageType = logicalType;
     Attribute value;
-    if (isWeight && form == WeightForm::Packed) {
+    if (!spec.tiedTo.empty()) {
+      // Tied weights: the very same attribute (and so the same blob).
+      value = values.lookup(spec.tiedTo);
+      storageType = cast<RankedTensorType>(cast<TypedAttr>(value).getType());
+    } else if (isWeight && form == WeightForm::Packed) {
       int64_t bytes = static_cast<int64_t>((spec.numElements() + 1) / 2);
       storageType = RankedTensorType::get({bytes}, i8);
       value = makePackedValue(spec, storageType, stream, timings);
     } else {
       value = makeDenseValue(spec, logicalType, stream, scratch, timings);
     }
+    values[spec.name] = value;
     auto global = ml_program::GlobalOp::create(
         builder, loc, builder.getStringAttr(spec.name),
         TypeAttr::get(storageType), /*is_mutable=*/nullptr, value,

@@ -1,7 +1,8 @@
 //===- vmpack-gen.cpp - Writes llama2-shaped int4 models ------------------===//
 //
 // vmpack-gen -o OUT [--format=mlir|mlir-packed|mlirbc-dense|mlirbc-packed]
-//            [--layers N] [--dim D] [--hidden H] [--seed S] [--timing]
+//            [--layers N] [--dim D] [--hidden H] [--vocab V]
+//            [--tie-embeddings] [--seed S] [--timing]
 //
 // Writes a synthetic, deterministic llama2-shaped model whose projection
 // weights are int4: the input for vmpack's tests, demo and benchmarks. The
@@ -61,6 +62,16 @@ llvm::cl::opt<int64_t> dim("dim",
 llvm::cl::opt<int64_t>
     hidden("hidden", llvm::cl::desc("Feed-forward dimension (default 11008)"),
            llvm::cl::init(11008), llvm::cl::cat(category));
+llvm::cl::opt<int64_t> vocab(
+    "vocab",
+    llvm::cl::desc("Vocabulary size: adds tok_embeddings and output "
+                   "(default 0: none; 32000 with --tie-embeddings)"),
+    llvm::cl::init(0), llvm::cl::cat(category));
+llvm::cl::opt<bool> tieEmbeddings(
+    "tie-embeddings",
+    llvm::cl::desc("The output projection is the token embedding: one "
+                   "tensor read by two globals"),
+    llvm::cl::init(false), llvm::cl::cat(category));
 llvm::cl::opt<uint64_t> seed("seed",
                              llvm::cl::desc("Seed of the weights (default 1)"),
                              llvm::cl::init(1), llvm::cl::cat(category));
@@ -130,7 +141,7 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "vmpack-gen: writes a synthetic llama2-shaped model with int4 weights\n");
-  if (layers < 1 || dim < 1 || hidden < 1) {
+  if (layers < 1 || dim < 1 || hidden < 1 || vocab < 0) {
     llvm::errs() << "vmpack-gen: --layers, --dim and --hidden must be "
                     "positive\n";
     return 1;
@@ -149,6 +160,8 @@ int main(int argc, char **argv) {
   config.layers = layers;
   config.dim = dim;
   config.hidden = hidden;
+  config.vocab = vocab ? vocab : (tieEmbeddings ? 32000 : 0);
+  config.tieEmbeddings = tieEmbeddings;
 
   auto start = Clock::now();
   BuildTimings timings;
