@@ -45,6 +45,14 @@ static void checkReader(const vmpack::fuzz::AlignedInput &input) {
     if (s.length)
       sink = reader.segmentData(i)[0] ^ reader.segmentData(i)[s.length - 1];
   }
+  for (size_t i = reader.numSegments(); i < reader.numConstants(); ++i) {
+    const SegmentInfo &a = reader.constant(i);
+    check(a.isAlias && a.aliasOf < reader.numSegments());
+    check(a.offset == reader.segment(a.aliasOf).offset);
+    check(a.length == reader.segment(a.aliasOf).length);
+    check(reader.findConstant(a.name) == i);
+    check(!reader.findSegment(a.name));
+  }
   const EntryInfo &program = reader.program();
   check(program.offset <= size && program.length <= size - program.offset);
   if (program.length)

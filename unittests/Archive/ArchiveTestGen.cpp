@@ -56,7 +56,9 @@ int main(int argc, char **argv) {
   }
   Status st = writeModule(out, small ? "small" : "sample",
                           small ? smallSampleSegments() : sampleSegments(),
-                          program, threads, seed);
+                          program, threads, seed,
+                          small ? smallSampleAliases()
+                                : std::vector<AliasDesc>{});
   if (!st) {
     std::fprintf(stderr, "error: %s\n", st.message().c_str());
     return 1;

@@ -29,8 +29,10 @@ std::vector<uint8_t> smallModule() {
   segments.push_back(makeSegment("w", "i4", {5, 3}, Encoding::Packed, 64, 1));
   segments.push_back(makeSegment("b/x", "f16", {3}, Encoding::Word, 16, 2));
   segments.push_back(makeSegment("m", "i1", {9}, Encoding::Packed, 8, 3));
+  // With aliases (format version 2): damaged alias records are rejected
+  // too.
   EXPECT_TRUE(writeModule(dir.path("m"), "small", segments, "program bytes",
-                          1, 1)
+                          1, 1, {smallSampleAliases()[0]})
                   .isOk());
   return readFile(dir.path("m"));
 }

@@ -90,6 +90,24 @@ std::vector<SampleSegment> vmpack::archive::testing::smallSampleSegments() {
   return segments;
 }
 
+std::vector<AliasDesc> vmpack::archive::testing::smallSampleAliases() {
+  AliasDesc unsignedView;
+  unsignedView.name = "w_u";
+  unsignedView.mlirType = "tensor<15xui4>";
+  unsignedView.elementType = *parseElementType("ui4");
+  unsignedView.shape = {15};
+  unsignedView.segment = 0;
+  unsignedView.sourceKind = SourceKind::DenseResource;
+  unsignedView.sourceKey = "w_blob";
+  unsignedView.sourceAlignment = 16;
+  AliasDesc transposed = unsignedView;
+  transposed.name = "w_t";
+  transposed.mlirType = "tensor<3x5xsi4>";
+  transposed.elementType = *parseElementType("si4");
+  transposed.shape = {3, 5};
+  return {unsignedView, transposed};
+}
+
 Status vmpack::archive::testing::writeModule(
     const std::string &path, const std::string &moduleName,
     const std::vector<SampleSegment> &segments, const std::string &program,

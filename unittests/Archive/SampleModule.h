@@ -42,6 +42,10 @@ std::vector<SampleSegment> sampleSegments();
 /// vmpack-dump.
 std::vector<SampleSegment> smallSampleSegments();
 
+/// Aliases for smallSampleSegments() (format version 2): "w" read as 15 x
+/// ui4 and as 3x5 si4, so that damage to alias records is exercised too.
+std::vector<AliasDesc> smallSampleAliases();
+
 /// Writes a module with `segments` and `program`. Each segment is cut into
 /// chunks of pseudo-random sizes, shuffled with `shuffleSeed`, and handed
 /// out round-robin to `threads` threads. `aliases` refer to segments by

@@ -24,7 +24,7 @@ namespace {
 std::vector<uint8_t> smallModuleBytes() {
   ScratchDir dir;
   EXPECT_TRUE(writeModule(dir.path("m"), "small", smallSampleSegments(),
-                          "program bytes", 1, 1)
+                          "program bytes", 1, 1, smallSampleAliases())
                   .isOk());
   return readFile(dir.path("m"));
 }
