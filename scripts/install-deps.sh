@@ -10,6 +10,7 @@ packages=(
   zlib1g-dev libisal-dev libdeflate-dev
   googletest libgtest-dev libbenchmark-dev
   unzip
+  nlohmann-json3-dev python3-numpy
 )
 
 missing=()

@@ -1,0 +1,65 @@
+//===- OutputFile.h - Writing a file in place, then renaming it ---*- C++
+//-*-===//
+//
+// Every writer of the formats layer works the same way: the layout is
+// computed first, a temporary file beside the destination is sized to it,
+// bytes go straight to their final offsets (copied in the kernel with
+// copy_file_range where possible, converted in bounded chunks otherwise),
+// and commit() renames the temporary file over the destination. Until then
+// the destination is untouched; a failure or destruction removes the
+// temporary file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_FORMATS_OUTPUTFILE_H
+#define VMPACK_FORMATS_OUTPUTFILE_H
+
+#include "vmpack/Formats/Tensor.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace vmpack::formats {
+
+class OutputFile {
+public:
+  /// Creates `path`.tmp.<pid>.<n> with `size` bytes, all zero.
+  static StatusOr<std::unique_ptr<OutputFile>> create(const std::string &path,
+                                                      uint64_t size);
+  ~OutputFile();
+  OutputFile(const OutputFile &) = delete;
+  OutputFile &operator=(const OutputFile &) = delete;
+
+  /// pwrite of [data, data + size) at `offset`, which must lie in the file.
+  Status write(uint64_t offset, const void *data, uint64_t size);
+  /// Copies `size` bytes to `offset`: from `srcFd` at `srcOffset` with
+  /// copy_file_range when srcFd >= 0 and the kernel can, else from
+  /// `srcData` with pwrite.
+  Status copy(uint64_t offset, int srcFd, uint64_t srcOffset,
+              const uint8_t *srcData, uint64_t size);
+  /// Writes a tensor's elements at `offset` in `encoding`: verbatim when
+  /// the source is already in that encoding (or opaque), else converted by
+  /// the Pack layer in chunks of bounded size.
+  Status writeTensor(uint64_t offset, const TensorSource &source,
+                     Encoding encoding);
+  /// Renames the temporary file to the destination.
+  Status commit();
+
+  const std::string &path() const { return destination; }
+  uint64_t size() const { return fileSize; }
+  /// Bytes copied in the kernel so far (for tests and progress output).
+  uint64_t kernelCopiedBytes() const { return kernelCopied; }
+
+private:
+  OutputFile() = default;
+  std::string destination, temp;
+  int fd = -1;
+  uint64_t fileSize = 0;
+  uint64_t kernelCopied = 0;
+  bool committed = false;
+};
+
+} // namespace vmpack::formats
+
+#endif // VMPACK_FORMATS_OUTPUTFILE_H

@@ -1,0 +1,78 @@
+//===- Tensor.h - One tensor of a weight file, in any format ------*- C++
+//-*-===//
+//
+// The description every reader in the formats layer produces and every
+// writer consumes: a name, a logical type and shape, how the stored bytes
+// lay the elements out, and where those bytes are. A tensor whose elements
+// vmpack cannot describe (a ggml block-quantized type) carries its foreign
+// type instead and is moved as opaque bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_FORMATS_TENSOR_H
+#define VMPACK_FORMATS_TENSOR_H
+
+#include "vmpack/Archive/Status.h"
+#include "vmpack/Pack/ElementType.h"
+#include "vmpack/Pack/Encoding.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vmpack::formats {
+
+using archive::Status;
+using archive::StatusOr;
+
+struct TensorInfo {
+  std::string name;
+  /// The logical element type; meaningless when ggmlType is a block type.
+  ElementType elementType;
+  /// Outermost dimension first, as in MLIR (GGUF stores the reverse).
+  std::vector<int64_t> shape;
+  /// How the stored bytes lay the elements out (docs/packing.md).
+  Encoding encoding = Encoding::Byte;
+  /// A ggml block-quantized type (ggml_type value), carried as opaque
+  /// blocks; nullopt for element types vmpack describes itself.
+  std::optional<uint32_t> ggmlBlockType;
+  /// Absolute offset in the file and length of the stored bytes.
+  uint64_t offset = 0;
+  uint64_t length = 0;
+
+  bool isOpaque() const { return ggmlBlockType.has_value(); }
+};
+
+/// A tensor to write: its description (offset ignored) and where its bytes
+/// are now. `data` must hold info.length bytes. When `fd` is an open file
+/// holding the same bytes at `fileOffset`, writers may copy them in the
+/// kernel (copy_file_range) instead of through memory.
+struct TensorSource {
+  TensorInfo info;
+  const uint8_t *data = nullptr;
+  int fd = -1;
+  uint64_t fileOffset = 0;
+};
+
+/// Product of `shape`, or nullopt if a dimension is negative or the product
+/// does not fit in 63 bits.
+std::optional<uint64_t> numElements(const std::vector<int64_t> &shape);
+
+/// The exact stored size of a non-opaque tensor in `encoding`, or nullopt
+/// on overflow or an encoding that is not defined for the type.
+std::optional<uint64_t> storedSize(const ElementType &type,
+                                   const std::vector<int64_t> &shape,
+                                   Encoding encoding);
+
+/// "tensor<3x4xi4>": MLIR's spelling of a ranked tensor type.
+std::string tensorTypeString(const ElementType &type,
+                             const std::vector<int64_t> &shape);
+/// Parses tensorTypeString's output (static shapes only).
+std::optional<std::pair<ElementType, std::vector<int64_t>>>
+parseTensorTypeString(std::string_view text);
+
+} // namespace vmpack::formats
+
+#endif // VMPACK_FORMATS_TENSOR_H

@@ -1,0 +1,77 @@
+//===- TypeTable.h - Element types across formats ------------------*- C++
+//-*-===//
+//
+// The one table of docs/interop.md: which MLIR element type each
+// safetensors dtype and each plain ggml type stands for, and the block
+// geometry of every ggml type a GGUF file may hold. Readers, writers, the
+// documentation's table and the tests all derive from interopTypes() and
+// ggmlTypeTraits(); nothing else spells a dtype or a ggml type number.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_FORMATS_TYPETABLE_H
+#define VMPACK_FORMATS_TYPETABLE_H
+
+#include "vmpack/Pack/ElementType.h"
+#include "vmpack/Pack/Encoding.h"
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace vmpack::formats {
+
+/// One row of the table. A row is `canonical` when reading the foreign type
+/// gives this MLIR type; other rows are aliases used only when writing
+/// (si8 is stored as I8, index as I64) and record the logical type in the
+/// file's metadata (docs/interop.md) so that it reads back exactly.
+struct InteropType {
+  ElementType type;
+  /// safetensors dtype string, or nullptr when safetensors has none.
+  const char *safetensorsDtype;
+  /// ggml_type value of a plain (one element per block) ggml type, or -1.
+  int32_t ggmlType;
+  bool canonical;
+};
+
+/// Every row, in the order docs/interop.md lists them.
+const std::vector<InteropType> &interopTypes();
+
+/// The stored layout of a type in safetensors and GGUF: whole little-endian
+/// bytes per scalar (`byte`), except sub-byte types, which are a dense
+/// little-endian bit stream (`packed`). i1 is `byte` (safetensors BOOL).
+Encoding interopEncoding(const ElementType &type);
+
+/// safetensors: dtype -> canonical MLIR type, and MLIR type -> dtype.
+std::optional<ElementType> fromSafetensorsDtype(std::string_view dtype);
+const char *toSafetensorsDtype(const ElementType &type);
+/// Bits per element of a safetensors dtype (4, 6, 8, ..., 64).
+uint32_t safetensorsDtypeBits(std::string_view dtype);
+
+/// GGUF: plain ggml type -> canonical MLIR type, and back.
+std::optional<ElementType> fromGgmlType(uint32_t ggmlType);
+std::optional<uint32_t> toGgmlType(const ElementType &type);
+
+/// ggml's type traits (ggml/src/ggml.c `type_traits`): elements per block
+/// and bytes per block. Plain types have blockSize 1.
+struct GgmlTypeTraits {
+  uint32_t type;
+  const char *name;
+  uint32_t blockSize;
+  uint32_t typeSize;
+};
+/// Every ggml type a GGUF file may hold, ascending by number.
+const std::vector<GgmlTypeTraits> &ggmlTypes();
+/// nullptr for numbers ggml never defined or has removed (4, 5, 31-33,
+/// 36-38, and anything past the table).
+const GgmlTypeTraits *ggmlTypeTraits(uint32_t type);
+
+/// The element type written for bytes that no foreign dtype describes
+/// (sub-byte integers, f8E4M3, ...): safetensors U8 / ggml I8, shape
+/// [byte count], with the logical type in the metadata.
+ElementType opaqueByteType();
+
+} // namespace vmpack::formats
+
+#endif // VMPACK_FORMATS_TYPETABLE_H

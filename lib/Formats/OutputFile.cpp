@@ -1,0 +1,158 @@
+//===- OutputFile.cpp - Writing a file in place, then renaming it ---------===//
+
+#include "vmpack/Formats/OutputFile.h"
+
+#include "vmpack/Pack/Convert.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
+#include <limits>
+#include <sys/stat.h>
+#include <system_error>
+#include <unistd.h>
+#include <vector>
+
+using namespace vmpack;
+using namespace vmpack::formats;
+
+static std::string errnoText(int err) {
+  return std::error_code(err, std::generic_category()).message();
+}
+
+StatusOr<std::unique_ptr<OutputFile>>
+OutputFile::create(const std::string &path, uint64_t size) {
+  if (path.empty())
+    return Status::error("empty output path");
+  // A file-size limit must surface as EFBIG from pwrite, not kill us.
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::unique_ptr<OutputFile> out(new OutputFile());
+  out->destination = path;
+  out->fileSize = size;
+  static std::atomic<uint64_t> counter{0};
+  for (int attempt = 0;; ++attempt) {
+    std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                       std::to_string(counter++);
+    int fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      out->fd = fd;
+      out->temp = temp;
+      break;
+    }
+    if (errno != EEXIST || attempt > 100)
+      return Status::error("cannot create a temporary file for '" + path +
+                           "': " + errnoText(errno));
+  }
+  if (size > uint64_t(std::numeric_limits<off_t>::max()))
+    return Status::error("'" + path + "': " + std::to_string(size) +
+                         " bytes is too large a file");
+  int err = size ? ::posix_fallocate(out->fd, 0, off_t(size)) : 0;
+  if (err != 0) {
+    if (err != EINVAL && err != EOPNOTSUPP)
+      return Status::error("cannot reserve " + std::to_string(size) +
+                           " bytes for '" + path + "': " + errnoText(err));
+    if (::ftruncate(out->fd, off_t(size)) != 0)
+      return Status::error("cannot size '" + path + "' to " +
+                           std::to_string(size) +
+                           " bytes: " + errnoText(errno));
+  }
+  return out;
+}
+
+OutputFile::~OutputFile() {
+  if (fd >= 0)
+    ::close(fd);
+  if (!committed && !temp.empty())
+    ::unlink(temp.c_str());
+}
+
+Status OutputFile::write(uint64_t offset, const void *data, uint64_t size) {
+  if (offset > fileSize || size > fileSize - offset)
+    return Status::error("internal error: write of " + std::to_string(size) +
+                         " bytes at offset " + std::to_string(offset) +
+                         " outside the planned " + std::to_string(fileSize) +
+                         "-byte file '" + destination + "'");
+  const auto *p = static_cast<const char *>(data);
+  while (size > 0) {
+    size_t step = size_t(std::min<uint64_t>(size, uint64_t(1) << 30));
+    ssize_t n = ::pwrite(fd, p, step, off_t(offset));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return Status::error("cannot write '" + destination + "' at offset " +
+                           std::to_string(offset) + ": " +
+                           (n < 0 ? errnoText(errno) : "no progress"));
+    p += n;
+    size -= uint64_t(n);
+    offset += uint64_t(n);
+  }
+  return Status::ok();
+}
+
+Status OutputFile::copy(uint64_t offset, int srcFd, uint64_t srcOffset,
+                        const uint8_t *srcData, uint64_t size) {
+  if (offset > fileSize || size > fileSize - offset)
+    return write(offset, srcData, size); // reports the bad range
+  uint64_t done = 0;
+  if (srcFd >= 0) {
+    while (done < size) {
+      loff_t in = loff_t(srcOffset + done), out = loff_t(offset + done);
+      size_t step = size_t(std::min<uint64_t>(size - done, uint64_t(1) << 30));
+      ssize_t n = ::copy_file_range(srcFd, &in, fd, &out, step, 0);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break; // EXDEV, EINVAL, ENOSYS, ...: finish through memory.
+      done += uint64_t(n);
+      kernelCopied += uint64_t(n);
+    }
+  }
+  return write(offset + done, srcData + done, size - done);
+}
+
+Status OutputFile::writeTensor(uint64_t offset, const TensorSource &source,
+                               Encoding encoding) {
+  const TensorInfo &info = source.info;
+  if (info.isOpaque() || info.encoding == encoding)
+    return copy(offset, source.fd, source.fileOffset, source.data, info.length);
+  std::optional<uint64_t> n = numElements(info.shape);
+  std::optional<uint64_t> outSize =
+      storedSize(info.elementType, info.shape, encoding);
+  if (!n || !outSize ||
+      !isEncodable(info.encoding, info.elementType.scalarBits()))
+    return Status::error("tensor '" + info.name + "': cannot store " +
+                         tensorTypeString(info.elementType, info.shape) +
+                         " in the " + encodingName(encoding) + " encoding");
+  uint32_t w = info.elementType.scalarBits();
+  uint64_t scalars = *n * info.elementType.scalarsPerElement();
+  // Chunks of about 4 MiB of output, cut at element granules so that each
+  // converts independently (Encoding.h).
+  uint64_t granule = elementGranule(w);
+  uint64_t perChunk = std::max<uint64_t>(
+      granule,
+      ((uint64_t(32) << 20) / std::max<uint32_t>(w, 1)) / granule * granule);
+  std::vector<uint8_t> buffer;
+  for (uint64_t first = 0; first < scalars; first += perChunk) {
+    uint64_t count = std::min(perChunk, scalars - first);
+    uint64_t bytes = *encodedSize(encoding, w, count);
+    buffer.assign(size_t(bytes), 0);
+    vmpack::convert(info.encoding, encoding, w,
+                    source.data + granuleByteOffset(info.encoding, w, first),
+                    buffer.data(), count);
+    if (Status s = write(offset + granuleByteOffset(encoding, w, first),
+                         buffer.data(), bytes);
+        !s)
+      return s;
+  }
+  return Status::ok();
+}
+
+Status OutputFile::commit() {
+  if (::rename(temp.c_str(), destination.c_str()) != 0)
+    return Status::error("cannot rename the finished file to '" + destination +
+                         "': " + errnoText(errno));
+  committed = true;
+  return Status::ok();
+}

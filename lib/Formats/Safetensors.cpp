@@ -1,0 +1,448 @@
+//===- Safetensors.cpp - Reading and writing safetensors files
+//-------------===//
+//
+// JSON is parsed by nlohmann/json (Debian's nlohmann-json3-dev), whose
+// parser is iterative and validates UTF-8; a parser callback enforces the
+// nesting limit and rejects duplicate keys before any deep structure is
+// built. Its exceptions never leave this file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/Formats/Safetensors.h"
+
+#include "vmpack/Formats/OutputFile.h"
+#include "vmpack/Formats/TypeTable.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+using namespace vmpack;
+using namespace vmpack::formats;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr uint64_t kLengthBytes = 8;
+constexpr std::string_view kMetadataKey = "__metadata__";
+
+/// Thrown by the parser callback; caught in parseHeader.
+struct HeaderLimitError {
+  std::string message;
+};
+
+/// Names in messages: quoted, with control characters escaped, truncated.
+std::string quoteName(std::string_view name) {
+  std::string out = "'";
+  for (size_t i = 0; i < name.size() && i < 200; ++i) {
+    unsigned char c = static_cast<unsigned char>(name[i]);
+    if (c < 0x20 || c == 0x7f) {
+      static const char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += char(c);
+    }
+  }
+  if (name.size() > 200)
+    out += "...";
+  return out + "'";
+}
+
+StatusOr<json> parseHeader(const uint8_t *text, size_t size,
+                           const SafetensorsLimits &limits) {
+  std::vector<std::set<std::string>> keys;
+  json::parser_callback_t callback = [&](int depth, json::parse_event_t event,
+                                         json &parsed) -> bool {
+    switch (event) {
+    case json::parse_event_t::object_start:
+    case json::parse_event_t::array_start:
+      // `depth` counts the containers already open.
+      if (unsigned(depth) + 1 > limits.maxDepth)
+        throw HeaderLimitError{"the JSON header nests deeper than " +
+                               std::to_string(limits.maxDepth) + " levels"};
+      if (event == json::parse_event_t::object_start)
+        keys.emplace_back();
+      else
+        keys.emplace_back(); // arrays hold no keys; keeps the stack aligned
+      break;
+    case json::parse_event_t::object_end:
+    case json::parse_event_t::array_end:
+      if (!keys.empty())
+        keys.pop_back();
+      break;
+    case json::parse_event_t::key:
+      if (!keys.empty() &&
+          !keys.back().insert(parsed.get<std::string>()).second)
+        throw HeaderLimitError{"the JSON header repeats the key " +
+                               quoteName(parsed.get<std::string>())};
+      break;
+    case json::parse_event_t::value:
+      break;
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, text + size, callback, /*allow_exceptions=*/true,
+                       /*ignore_comments=*/false);
+  } catch (const HeaderLimitError &e) {
+    return Status::error(e.message);
+  } catch (const json::exception &e) {
+    return Status::error(std::string("the JSON header is not valid JSON: ") +
+                         e.what());
+  }
+}
+
+/// A JSON number that is a non-negative integer.
+std::optional<uint64_t> asUnsigned(const json &value) {
+  if (value.is_number_unsigned())
+    return value.get<uint64_t>();
+  if (value.is_number_integer() && value.get<int64_t>() >= 0)
+    return uint64_t(value.get<int64_t>());
+  return std::nullopt;
+}
+
+Status tensorError(std::string_view name, const std::string &what) {
+  return Status::error("safetensors header: tensor " + quoteName(name) + ": " +
+                       what);
+}
+
+/// Reads one tensor entry; sets offset/length relative to the data buffer.
+Status parseTensor(const std::string &name, const json &entry,
+                   const SafetensorsLimits &limits, TensorInfo &info) {
+  if (!entry.is_object())
+    return tensorError(name, "entry is not a JSON object");
+  for (auto it = entry.begin(); it != entry.end(); ++it)
+    if (it.key() != "dtype" && it.key() != "shape" &&
+        it.key() != "data_offsets")
+      return tensorError(name, "unexpected field " + quoteName(it.key()) +
+                                   " (a tensor has dtype, shape and "
+                                   "data_offsets)");
+  auto dtype = entry.find("dtype");
+  auto shape = entry.find("shape");
+  auto offsets = entry.find("data_offsets");
+  if (dtype == entry.end() || shape == entry.end() || offsets == entry.end())
+    return tensorError(name, "needs dtype, shape and data_offsets");
+  if (!dtype->is_string())
+    return tensorError(name, "dtype is not a string");
+  const std::string &dtypeName = dtype->get_ref<const std::string &>();
+  std::optional<ElementType> type = fromSafetensorsDtype(dtypeName);
+  if (!type) {
+    std::string known;
+    for (const InteropType &row : interopTypes())
+      if (row.canonical && row.safetensorsDtype)
+        known += std::string(known.empty() ? "" : " ") + row.safetensorsDtype;
+    return tensorError(name, "unknown dtype " + quoteName(dtypeName) +
+                                 " (known: " + known + ")");
+  }
+  if (!shape->is_array())
+    return tensorError(name, "shape is not an array");
+  if (shape->size() > limits.maxRank)
+    return tensorError(name, "rank " + std::to_string(shape->size()) +
+                                 " exceeds the limit of " +
+                                 std::to_string(limits.maxRank));
+  info.shape.clear();
+  for (const json &d : *shape) {
+    std::optional<uint64_t> v = asUnsigned(d);
+    if (!v || *v > uint64_t(std::numeric_limits<int64_t>::max()))
+      return tensorError(name, "shape holds " + d.dump() +
+                                   ", not a dimension (0 ... 2^63-1)");
+    info.shape.push_back(int64_t(*v));
+  }
+  if (!offsets->is_array() || offsets->size() != 2)
+    return tensorError(name, "data_offsets is not an array [begin, end]");
+  std::optional<uint64_t> begin = asUnsigned((*offsets)[0]);
+  std::optional<uint64_t> end = asUnsigned((*offsets)[1]);
+  if (!begin || !end)
+    return tensorError(name, "data_offsets holds " + offsets->dump() +
+                                 ", not two byte offsets");
+  if (*end < *begin)
+    return tensorError(name, "data_offsets " + offsets->dump() +
+                                 " ends before it begins");
+  std::optional<uint64_t> n = numElements(info.shape);
+  uint64_t bits = safetensorsDtypeBits(dtypeName);
+  if (!n || (*n && bits > std::numeric_limits<uint64_t>::max() / *n))
+    return tensorError(name, "the shape's element count overflows");
+  if (*n * bits % 8 != 0)
+    return tensorError(name, std::to_string(*n) + " elements of " + dtypeName +
+                                 " do not fill whole bytes");
+  uint64_t expected = *n * bits / 8;
+  if (*end - *begin != expected)
+    return tensorError(name, "data_offsets " + offsets->dump() + " hold " +
+                                 std::to_string(*end - *begin) +
+                                 " bytes, but the shape and dtype need " +
+                                 std::to_string(expected));
+  info.name = name;
+  info.elementType = *type;
+  info.encoding = interopEncoding(*type);
+  info.offset = *begin;
+  info.length = expected;
+  return Status::ok();
+}
+
+/// Applies a vmpack.type.NAME record to the tensor it names.
+Status applyLogicalType(TensorInfo &info, const std::string &value) {
+  auto parsed = parseTensorTypeString(value);
+  std::string where =
+      "__metadata__ key " +
+      quoteName(std::string(kSafetensorsTypeKeyPrefix) + info.name);
+  if (!parsed)
+    return Status::error("safetensors header: " + where + " holds " +
+                         quoteName(value) +
+                         ", not a tensor type such as "
+                         "'tensor<64x128xi4>'");
+  auto &[type, shape] = *parsed;
+  // Either an alias stored under its dtype (si8 as I8), or any type stored
+  // as a dense bit stream in a 1-D U8 tensor.
+  const char *dtype = toSafetensorsDtype(type);
+  if (dtype &&
+      toSafetensorsDtype(info.elementType) == std::string_view(dtype) &&
+      fromSafetensorsDtype(dtype) == info.elementType && shape == info.shape) {
+    info.elementType = type;
+    return Status::ok();
+  }
+  std::optional<uint64_t> size = storedSize(type, shape, Encoding::Packed);
+  if (info.elementType == opaqueByteType() && info.shape.size() == 1 && size &&
+      uint64_t(info.shape[0]) == *size) {
+    info.elementType = type;
+    info.shape = shape;
+    info.encoding = Encoding::Packed;
+    return Status::ok();
+  }
+  return Status::error(
+      "safetensors header: " + where + " says " + value + ", which needs " +
+      (dtype ? "dtype " + std::string(dtype) + " with that shape, or " : "") +
+      "a 1-D U8 tensor of " +
+      (size ? std::to_string(*size) : std::string("?")) + " bytes");
+}
+
+} // namespace
+
+StatusOr<SafetensorsFile>
+vmpack::formats::readSafetensors(const uint8_t *data, size_t size,
+                                 const SafetensorsLimits &limits) {
+  if (size < kLengthBytes)
+    return Status::error("safetensors: the file is " + std::to_string(size) +
+                         " bytes; it must start with an 8-byte header length");
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i)
+    n = (n << 8) | data[i];
+  if (n > limits.maxHeaderBytes)
+    return Status::error("safetensors: the header length " + std::to_string(n) +
+                         " exceeds the limit of " +
+                         std::to_string(limits.maxHeaderBytes) + " bytes");
+  if (n > size - kLengthBytes)
+    return Status::error("safetensors: the header length " + std::to_string(n) +
+                         " runs past the end of the " + std::to_string(size) +
+                         "-byte file");
+  if (n == 0 || data[kLengthBytes] != '{')
+    return Status::error("safetensors: the header at offset 8 does not start "
+                         "with '{'");
+  StatusOr<json> header = parseHeader(data + kLengthBytes, size_t(n), limits);
+  if (!header)
+    return Status::error("safetensors: " + header.status().message());
+  if (!header->is_object())
+    return Status::error("safetensors: the header is not a JSON object");
+
+  SafetensorsFile file;
+  file.headerBytes = n;
+  uint64_t dataStart = kLengthBytes + n;
+  uint64_t dataSize = size - dataStart;
+  std::map<std::string, std::string> types;
+  for (auto it = header->begin(); it != header->end(); ++it) {
+    if (it.key() == kMetadataKey) {
+      if (!it->is_object())
+        return Status::error("safetensors header: __metadata__ is not an "
+                             "object of strings");
+      for (auto m = it->begin(); m != it->end(); ++m) {
+        if (!m->is_string())
+          return Status::error("safetensors header: __metadata__ value of " +
+                               quoteName(m.key()) + " is not a string");
+        const std::string &value = m->get_ref<const std::string &>();
+        if (m.key().compare(0, kSafetensorsTypeKeyPrefix.size(),
+                            kSafetensorsTypeKeyPrefix) == 0)
+          types[m.key().substr(kSafetensorsTypeKeyPrefix.size())] = value;
+        else
+          file.metadata.emplace_back(m.key(), value);
+      }
+      continue;
+    }
+    TensorInfo info;
+    if (Status s = parseTensor(it.key(), *it, limits, info); !s)
+      return s;
+    file.tensors.push_back(std::move(info));
+  }
+
+  // The buffer must be covered exactly: no overlaps, no holes, nothing past
+  // the end (safetensors' Metadata::validate).
+  std::sort(file.tensors.begin(), file.tensors.end(),
+            [](const TensorInfo &a, const TensorInfo &b) {
+              return a.offset != b.offset ? a.offset < b.offset
+                                          : a.length < b.length;
+            });
+  uint64_t expect = 0;
+  for (const TensorInfo &t : file.tensors) {
+    uint64_t end = t.offset + t.length; // both bounded by the checks below
+    if (t.offset > dataSize || t.length > dataSize - t.offset)
+      return tensorError(
+          t.name, "data [" + std::to_string(t.offset) + ", " +
+                      std::to_string(end) + ") runs past the end of the " +
+                      std::to_string(dataSize) + "-byte data buffer");
+    if (t.offset < expect)
+      return tensorError(t.name, "data [" + std::to_string(t.offset) + ", " +
+                                     std::to_string(end) +
+                                     ") overlaps the previous tensor, which "
+                                     "ends at " +
+                                     std::to_string(expect));
+    if (t.offset > expect)
+      return tensorError(t.name, "data starts at " + std::to_string(t.offset) +
+                                     ", leaving a hole after offset " +
+                                     std::to_string(expect));
+    expect = end;
+  }
+  if (expect != dataSize)
+    return Status::error("safetensors: the tensors cover " +
+                         std::to_string(expect) + " bytes of the " +
+                         std::to_string(dataSize) +
+                         "-byte data buffer; the rest is unaccounted for");
+
+  std::unordered_map<std::string_view, size_t> byName;
+  for (size_t i = 0; i < file.tensors.size(); ++i)
+    byName.emplace(file.tensors[i].name, i);
+  for (const auto &[name, value] : types) {
+    auto it = byName.find(name);
+    if (it == byName.end())
+      return Status::error(
+          "safetensors header: __metadata__ key " +
+          quoteName(std::string(kSafetensorsTypeKeyPrefix) + name) +
+          " names no tensor");
+    if (Status s = applyLogicalType(file.tensors[it->second], value); !s)
+      return s;
+  }
+  for (TensorInfo &t : file.tensors)
+    t.offset += dataStart;
+  return file;
+}
+
+Status
+vmpack::formats::writeSafetensors(const std::string &path,
+                                  const std::vector<TensorSource> &tensors,
+                                  const StringMetadata &metadata) {
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  nlohmann::ordered_json meta = nlohmann::ordered_json::object();
+  for (const auto &[key, value] : metadata) {
+    if (key.compare(0, kSafetensorsTypeKeyPrefix.size(),
+                    kSafetensorsTypeKeyPrefix) == 0)
+      return Status::error("metadata key " + quoteName(key) +
+                           " is reserved for "
+                           "vmpack's tensor types");
+    if (meta.contains(key))
+      return Status::error("metadata key " + quoteName(key) + " appears twice");
+    meta[key] = value;
+  }
+  struct Planned {
+    Encoding encoding;
+    uint64_t length;
+  };
+  std::vector<Planned> plan;
+  std::set<std::string_view> names;
+  uint64_t offset = 0;
+  for (const TensorSource &src : tensors) {
+    const TensorInfo &t = src.info;
+    if (t.name == kMetadataKey)
+      return Status::error("a tensor cannot be named __metadata__ in "
+                           "safetensors");
+    if (!names.insert(t.name).second)
+      return Status::error("two tensors are named " + quoteName(t.name));
+    if (t.isOpaque()) {
+      const GgmlTypeTraits *traits = ggmlTypeTraits(*t.ggmlBlockType);
+      return Status::error(
+          "tensor " + quoteName(t.name) + " is ggml " +
+          (traits ? traits->name : std::to_string(*t.ggmlBlockType)) +
+          " blocks, which safetensors cannot hold; write .gguf or .vmpk");
+    }
+    const char *dtype = toSafetensorsDtype(t.elementType);
+    Encoding enc = interopEncoding(t.elementType);
+    std::optional<uint64_t> length = storedSize(t.elementType, t.shape, enc);
+    std::optional<uint64_t> n = numElements(t.shape);
+    // F4 and F6 need whole bytes per tensor; an odd count falls back to U8.
+    bool fits =
+        dtype && length && n && *n * safetensorsDtypeBits(dtype) % 8 == 0;
+    nlohmann::ordered_json entry;
+    if (fits) {
+      entry["dtype"] = dtype;
+      entry["shape"] = t.shape;
+      if (!(fromSafetensorsDtype(dtype) == t.elementType))
+        meta[std::string(kSafetensorsTypeKeyPrefix) + t.name] =
+            tensorTypeString(t.elementType, t.shape);
+    } else {
+      enc = Encoding::Packed;
+      length = storedSize(t.elementType, t.shape, enc);
+      if (!length)
+        return Status::error("tensor " + quoteName(t.name) + ": " +
+                             tensorTypeString(t.elementType, t.shape) +
+                             " is too large");
+      entry["dtype"] = toSafetensorsDtype(opaqueByteType());
+      entry["shape"] = std::vector<uint64_t>{*length};
+      meta[std::string(kSafetensorsTypeKeyPrefix) + t.name] =
+          tensorTypeString(t.elementType, t.shape);
+    }
+    if (offset > std::numeric_limits<uint64_t>::max() - *length)
+      return Status::error("the tensors' total size overflows");
+    entry["data_offsets"] = {offset, offset + *length};
+    offset += *length;
+    header[t.name] = std::move(entry);
+    plan.push_back({enc, *length});
+  }
+  if (!meta.empty()) {
+    nlohmann::ordered_json withMeta = nlohmann::ordered_json::object();
+    withMeta[std::string(kMetadataKey)] = std::move(meta);
+    for (auto it = header.begin(); it != header.end(); ++it)
+      withMeta[it.key()] = std::move(it.value());
+    header = std::move(withMeta);
+  }
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const nlohmann::ordered_json::exception &e) {
+    return Status::error(
+        std::string("cannot write the safetensors header (a "
+                    "name or metadata value is not UTF-8?): ") +
+        e.what());
+  }
+  text.resize((text.size() + 7) / 8 * 8, ' ');
+  uint64_t dataStart = kLengthBytes + text.size();
+  if (offset > std::numeric_limits<uint64_t>::max() - dataStart)
+    return Status::error("the tensors' total size overflows");
+  StatusOr<std::unique_ptr<OutputFile>> out =
+      OutputFile::create(path, dataStart + offset);
+  if (!out)
+    return out.status();
+  uint8_t length[kLengthBytes];
+  for (unsigned i = 0; i < kLengthBytes; ++i)
+    length[i] = uint8_t(uint64_t(text.size()) >> (8 * i));
+  if (Status s = (*out)->write(0, length, kLengthBytes); !s)
+    return s;
+  if (Status s = (*out)->write(kLengthBytes, text.data(), text.size()); !s)
+    return s;
+  uint64_t at = dataStart;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].info.length != storedSize(tensors[i].info.elementType,
+                                             tensors[i].info.shape,
+                                             tensors[i].info.encoding))
+      return Status::error("tensor " + quoteName(tensors[i].info.name) +
+                           ": its source holds " +
+                           std::to_string(tensors[i].info.length) +
+                           " bytes, not the size of its type and shape");
+    if (Status s = (*out)->writeTensor(at, tensors[i], plan[i].encoding); !s)
+      return s;
+    at += plan[i].length;
+  }
+  return (*out)->commit();
+}
