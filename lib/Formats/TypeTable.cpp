@@ -156,3 +156,5 @@ const GgmlTypeTraits *vmpack::formats::ggmlTypeTraits(uint32_t type) {
 }
 
 ElementType vmpack::formats::opaqueByteType() { return unsignedInt(8); }
+
+uint32_t vmpack::formats::ggmlByteType() { return *toGgmlType(sint(8)); }

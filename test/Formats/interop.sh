@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Interop test: files vmpack writes, read by readers that share no code with
 # vmpack. Usage: interop.sh KIND TESTGEN SHARED_DIR WORK_DIR
-#   KIND safetensors: the json + numpy reader (read_safetensors.py) and, when
-#   SHARED_DIR/iree-tools exists, IREE's iree-dump-parameters.
+#   safetensors: the json + numpy reader (read_safetensors.py) and, when
+#     SHARED_DIR/iree-tools exists, IREE's iree-dump-parameters;
+#   gguf: npm's @huggingface/gguf (installed with npm into WORK_DIR) through
+#     read_gguf.mjs;
+#   gguf-iree: the same on a file of the types IREE reads, plus IREE's
+#     iree-dump-parameters.
 # Exits 77 (CTest's skip code) when no reader is available, saying why.
 set -euo pipefail
 kind=$1 testgen=$2 shared=$3 work=$4
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
-file="$work/sample.$kind"
+ext=${kind%-iree}
+file="$work/sample.$ext"
 "$testgen" "$kind" "$file"
 
 iree="$shared/iree-tools/iree-dump-parameters"
@@ -31,6 +36,24 @@ safetensors)
     exit 77
   fi
   "$python" "$here/read_safetensors.py" "$file" $iree
+  ;;
+gguf | gguf-iree)
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    echo "SKIP: node and npm are needed for @huggingface/gguf"
+    exit 77
+  fi
+  version=0.4.6
+  modules="$work/npm/node_modules"
+  if [ ! -f "$modules/@huggingface/gguf/package.json" ] ||
+     ! grep -q "\"version\": \"$version\"" "$modules/@huggingface/gguf/package.json"; then
+    if ! npm install --prefix "$work/npm" --no-audit --no-fund --silent \
+         "@huggingface/gguf@$version"; then
+      echo "SKIP: npm could not install @huggingface/gguf@$version"
+      exit 77
+    fi
+  fi
+  if [ "$kind" = gguf ]; then iree=""; fi
+  node "$here/read_gguf.mjs" "$modules" "$file" $iree
   ;;
 *)
   echo "unknown kind $kind"

@@ -1,31 +1,80 @@
 //===- FormatsTestGen.cpp - Sample files for the interop tests ------------===//
 //
-// Usage: vmpack-formats-testgen safetensors OUT
+// Usage: vmpack-formats-testgen KIND OUT
+//   safetensors  one tensor of every sample type (SampleTensors.h)
+//   gguf         the same, plus one tensor of every ggml block type
+//   gguf-iree    only the types IREE's GGUF parser sizes correctly: ggml
+//                types below 16 (F32, F16, Q4_0 ... Q8_K). It rejects types
+//                of 19 and above, and gives 16-18 (IQ2_XXS, IQ2_XS,
+//                IQ3_XXS) sizes other than ggml's.
 //
-// Writes one tensor of every sample type (SampleTensors.h) so that readers
-// outside vmpack can check every byte against the pattern formula.
+// Readers outside vmpack check every byte against the pattern formula:
+// block tensors "qN.TYPE" hold byte j = (j * 37 + N * 11) mod 256.
 //
 //===----------------------------------------------------------------------===//
 
 #include "SampleTensors.h"
+#include "vmpack/Formats/Gguf.h"
 #include "vmpack/Formats/Safetensors.h"
+#include "vmpack/Formats/TypeTable.h"
 
 #include <cstdio>
 #include <string>
 
+using namespace vmpack;
 using namespace vmpack::formats;
 using namespace vmpack::formats::testing;
 
+static std::vector<OwnedTensor> blockTensors(bool forIree) {
+  std::vector<OwnedTensor> out;
+  uint64_t t = 100;
+  for (const GgmlTypeTraits &traits : ggmlTypes()) {
+    ++t;
+    if (traits.blockSize == 1 || (forIree && traits.type >= 16))
+      continue;
+    // IREE (like @huggingface/gguf) sizes Q8_1 blocks at 40 bytes, the
+    // layout ggml had before its scales became halves; ggml's is 36.
+    if (forIree && traits.type == 9)
+      continue;
+    // Shape [3, 2 blocks]: rows of 2 * blockSize elements.
+    std::vector<int64_t> shape = {3, int64_t(2 * traits.blockSize)};
+    uint64_t bytes = 3 * 2 * uint64_t(traits.typeSize);
+    OwnedTensor o =
+        patternTensor("q" + std::to_string(t) + "." + traits.name,
+                      *parseElementType("ui8"), {int64_t(bytes)}, t);
+    o.source.info.shape = shape;
+    o.source.info.ggmlBlockType = traits.type;
+    out.push_back(o);
+  }
+  return out;
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s safetensors OUT\n", argv[0]);
+    std::fprintf(stderr, "usage: %s safetensors|gguf|gguf-iree OUT\n", argv[0]);
     return 2;
   }
   std::string kind = argv[1];
   std::vector<OwnedTensor> tensors = sampleTensors();
   Status s = Status::error("unknown kind '" + kind + "'");
-  if (kind == "safetensors")
+  GgufMetadata meta = {{"general.name", GgufValue::string("vmpack sample")}};
+  if (kind == "safetensors") {
     s = writeSafetensors(argv[2], sources(tensors), {{"format", "pt"}});
+  } else if (kind == "gguf") {
+    for (OwnedTensor &b : blockTensors(false))
+      tensors.push_back(b);
+    s = writeGguf(argv[2], sources(tensors), meta);
+  } else if (kind == "gguf-iree") {
+    std::vector<OwnedTensor> iree;
+    for (OwnedTensor &t : tensors) {
+      std::optional<uint32_t> g = toGgmlType(t.source.info.elementType);
+      if (g && *g < 16 && fromGgmlType(*g) == t.source.info.elementType)
+        iree.push_back(t);
+    }
+    for (OwnedTensor &b : blockTensors(true))
+      iree.push_back(b);
+    s = writeGguf(argv[2], sources(iree), meta);
+  }
   if (!s) {
     std::fprintf(stderr, "error: %s\n", s.message().c_str());
     return 1;

@@ -71,6 +71,8 @@ const GgmlTypeTraits *ggmlTypeTraits(uint32_t type);
 /// (sub-byte integers, f8E4M3, ...): safetensors U8 / ggml I8, shape
 /// [byte count], with the logical type in the metadata.
 ElementType opaqueByteType();
+/// The ggml type of that fallback in GGUF (I8, which ggml has; no U8).
+uint32_t ggmlByteType();
 
 } // namespace vmpack::formats
 

@@ -1,0 +1,45 @@
+//===- GgufFuzzer.cpp - Fuzz target: the gguf reader --------===//
+//
+// Any byte string goes to readGguf. What it accepts must describe tensors
+// that lie inside the input, aligned, without overlaps, each exactly the
+// size its ggml type and shape give; the first and last stored byte of each
+// is read so that ASan checks the range.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AlignedInput.h"
+
+#include "vmpack/Formats/Gguf.h"
+
+#include <cstdlib>
+
+using namespace vmpack::formats;
+
+static void check(bool condition) {
+  if (!condition)
+    std::abort();
+}
+
+static volatile uint8_t sink;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  vmpack::fuzz::AlignedInput input(data, size);
+  StatusOr<GgufFile> file = readGguf(input.data(), input.size());
+  if (!file) {
+    check(!file.status().message().empty());
+    return 0;
+  }
+  for (const TensorInfo &t : file->tensors) {
+    check(t.offset <= size && t.length <= size - t.offset);
+    check((t.offset - file->dataStart) % file->alignment == 0);
+    if (t.isOpaque()) {
+      StatusOr<uint64_t> bytes = ggmlTensorBytes(*t.ggmlBlockType, t.shape);
+      check(bytes.isOk() && *bytes == t.length);
+    } else {
+      check(storedSize(t.elementType, t.shape, t.encoding) == t.length);
+    }
+    if (t.length)
+      sink = input.data()[t.offset] ^ input.data()[t.offset + t.length - 1];
+  }
+  return 0;
+}
