@@ -38,6 +38,17 @@ config.substitutions.append(
     ("%fault_inject",
      os.path.join(config.vmpack_lib_dir, "libvmpack-fault-inject.so")))
 
+# A python3 with numpy for the independent safetensors reader
+# (test/Formats/read_safetensors.py); Debian's, when another python3 comes
+# first on PATH.
+import subprocess
+for candidate in ("/usr/bin/python3", shutil.which("python3")):
+    if candidate and subprocess.run(
+            [candidate, "-c", "import numpy"], capture_output=True).returncode == 0:
+        config.available_features.add("numpy")
+        config.substitutions.append(("%numpy_python", candidate))
+        break
+
 if config.vmpack_has_mlir:
     config.available_features.add("mlir")
 # Root ignores file permissions: tests of unwritable directories skip.

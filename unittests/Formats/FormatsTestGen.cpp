@@ -3,6 +3,8 @@
 // Usage: vmpack-formats-testgen KIND OUT
 //   safetensors  one tensor of every sample type (SampleTensors.h)
 //   gguf         the same, plus one tensor of every ggml block type
+//   extra        a small safetensors file: "e0.i4" and "e1.bf16", names no
+//                other kind uses (to test several inputs at once)
 //   gguf-iree    only the types IREE's GGUF parser sizes correctly: ggml
 //                types below 16 (F32, F16, Q4_0 ... Q8_K). It rejects types
 //                of 19 and above, and gives 16-18 (IQ2_XXS, IQ2_XS,
@@ -51,14 +53,20 @@ static std::vector<OwnedTensor> blockTensors(bool forIree) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s safetensors|gguf|gguf-iree OUT\n", argv[0]);
+    std::fprintf(stderr, "usage: %s safetensors|gguf|gguf-iree|extra OUT\n",
+                 argv[0]);
     return 2;
   }
   std::string kind = argv[1];
   std::vector<OwnedTensor> tensors = sampleTensors();
   Status s = Status::error("unknown kind '" + kind + "'");
   GgufMetadata meta = {{"general.name", GgufValue::string("vmpack sample")}};
-  if (kind == "safetensors") {
+  if (kind == "extra") {
+    std::vector<OwnedTensor> extra = {
+        patternTensor("e0.i4", *parseElementType("i4"), {3, 5}, 0),
+        patternTensor("e1.bf16", *parseElementType("bf16"), {7}, 1)};
+    s = writeSafetensors(argv[2], sources(extra), {{"format", "pt"}});
+  } else if (kind == "safetensors") {
     s = writeSafetensors(argv[2], sources(tensors), {{"format", "pt"}});
   } else if (kind == "gguf") {
     for (OwnedTensor &b : blockTensors(false))

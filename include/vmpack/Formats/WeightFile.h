@@ -1,0 +1,70 @@
+//===- WeightFile.h - Any supported weight file, opened or written -*- C++
+//-*-===//
+//
+// The formats vmpack converts between, chosen by file extension or by name,
+// behind one interface: an input file is mapped read-only and described as
+// tensors plus metadata; an output is written from TensorSources by the
+// format's writer (in place, through a temporary file and a rename).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_FORMATS_WEIGHTFILE_H
+#define VMPACK_FORMATS_WEIGHTFILE_H
+
+#include "vmpack/Archive/MappedFile.h"
+#include "vmpack/Formats/Gguf.h"
+#include "vmpack/Formats/Safetensors.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vmpack::formats {
+
+enum class FileFormat { Vmpk, Safetensors, Gguf };
+
+/// "vmpk", "safetensors", "gguf".
+const char *formatName(FileFormat format);
+std::optional<FileFormat> parseFormatName(std::string_view name);
+/// From the extension: .vmpk, .safetensors, .gguf.
+std::optional<FileFormat> formatFromPath(std::string_view path);
+
+/// An input file, mapped for the object's lifetime.
+struct WeightFile {
+  std::string path;
+  FileFormat format = FileFormat::Vmpk;
+  std::unique_ptr<archive::MappedFile> map;
+  /// Open read-only, for copy_file_range; -1 if unavailable.
+  int fd = -1;
+  std::vector<TensorInfo> tensors;
+  /// safetensors __metadata__ (without vmpack.type.* records).
+  StringMetadata stringMetadata;
+  /// GGUF key/value pairs (without vmpack.type.* records).
+  GgufMetadata ggufMetadata;
+
+  WeightFile() = default;
+  WeightFile(const WeightFile &) = delete;
+  WeightFile &operator=(const WeightFile &) = delete;
+  ~WeightFile();
+
+  /// Where each tensor's bytes are, for a writer.
+  std::vector<TensorSource> sources() const;
+};
+
+/// Maps and parses `path` as `format`. Errors name the file.
+StatusOr<std::unique_ptr<WeightFile>> openWeightFile(const std::string &path,
+                                                     FileFormat format);
+
+/// Writes a .vmpk module: one segment per tensor, in the order given, each
+/// in the encoding its source has, aligned to `alignment`; an empty
+/// program. Block-quantized tensors are rejected (the module index has no
+/// field for a foreign type yet).
+Status writeVmpk(const std::string &path,
+                 const std::vector<TensorSource> &tensors,
+                 const std::string &moduleName, uint32_t alignment);
+
+} // namespace vmpack::formats
+
+#endif // VMPACK_FORMATS_WEIGHTFILE_H

@@ -1,0 +1,229 @@
+//===- vmpack-convert.cpp - Convert between weight file formats -----------===//
+//
+// vmpack-convert IN... -o OUT [--from=FORMAT] [--to=FORMAT]
+//
+// Reads every input (mapped, never copied into memory as a whole) and
+// writes their tensors, in input order, to OUT in place through a temporary
+// file and a rename. Bytes whose layout does not change are copied verbatim
+// (copy_file_range where the kernel can); sub-byte tensors are repacked by
+// the Pack layer. Formats come from the extensions (.vmpk, .safetensors,
+// .gguf) unless --from/--to name them. docs/interop.md says what each
+// format keeps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/Archive/Format.h"
+#include "vmpack/Formats/WeightFile.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace vmpack;
+using namespace vmpack::formats;
+
+namespace {
+
+const char *kUsage =
+    "usage: vmpack-convert [options] IN... -o OUT\n"
+    "\n"
+    "Converts weight files between .vmpk, .safetensors and .gguf. The tensors\n"
+    "of all inputs are written to OUT in input order; names must be unique.\n"
+    "\n"
+    "options:\n"
+    "  -o OUT              the output file (written via a temporary file)\n"
+    "  --from=FORMAT       read every input as FORMAT (vmpk, safetensors,\n"
+    "                      gguf) instead of by extension\n"
+    "  --to=FORMAT         write OUT as FORMAT instead of by extension\n"
+    "  --alignment=N       .vmpk segment alignment (default 64) or GGUF\n"
+    "                      general.alignment (default: the input's, else 32)\n"
+    "  --module-name=NAME  the .vmpk module name (default: OUT's file name)\n"
+    "  -q, --quiet         print nothing on success\n"
+    "  -h, --help          this text\n";
+
+int error(const std::string &message) {
+  std::fprintf(stderr, "vmpack-convert: error: %s\n", message.c_str());
+  return 1;
+}
+
+void warning(const std::string &message) {
+  std::fprintf(stderr, "vmpack-convert: warning: %s\n", message.c_str());
+}
+
+std::string baseName(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  size_t dot = name.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
+}
+
+bool startsWith(const std::string &s, const char *prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> inputs;
+  std::string output, moduleName;
+  std::optional<FileFormat> from, to;
+  std::optional<uint32_t> alignment;
+  bool quiet = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char *flag) -> std::optional<std::string> {
+      std::string eq = std::string(flag) + "=";
+      if (startsWith(arg, eq.c_str()))
+        return arg.substr(eq.size());
+      if (arg == flag && i + 1 < argc)
+        return std::string(argv[++i]);
+      return std::nullopt;
+    };
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (arg == "-q" || arg == "--quiet") {
+      quiet = true;
+    } else if (arg == "-o") {
+      if (i + 1 >= argc)
+        return error("-o needs a file name");
+      output = argv[++i];
+    } else if (startsWith(arg, "--from") || startsWith(arg, "--to")) {
+      bool isFrom = startsWith(arg, "--from");
+      std::optional<std::string> v = value(isFrom ? "--from" : "--to");
+      std::optional<FileFormat> f = v ? parseFormatName(*v) : std::nullopt;
+      if (!f)
+        return error("unknown format in '" + arg +
+                     "' (vmpk, safetensors or gguf)");
+      (isFrom ? from : to) = f;
+    } else if (startsWith(arg, "--alignment")) {
+      std::optional<std::string> v = value("--alignment");
+      char *end = nullptr;
+      unsigned long n = v ? std::strtoul(v->c_str(), &end, 10) : 0;
+      if (!v || v->empty() || *end || n == 0 || n > (1ul << 30) ||
+          (n & (n - 1)))
+        return error("--alignment needs a power of two up to 2^30");
+      alignment = uint32_t(n);
+    } else if (startsWith(arg, "--module-name")) {
+      std::optional<std::string> v = value("--module-name");
+      if (!v)
+        return error("--module-name needs a name");
+      moduleName = *v;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return error("unknown option '" + arg + "'\n" + kUsage);
+    } else {
+      inputs.push_back(arg);
+    }
+  }
+  if (inputs.empty())
+    return error(std::string("no input given\n") + kUsage);
+  if (output.empty())
+    return error("no output given (-o OUT)");
+  if (!to)
+    to = formatFromPath(output);
+  if (!to)
+    return error("cannot tell the format of '" + output +
+                 "' from its extension; use --to=vmpk|safetensors|gguf");
+
+  std::vector<std::unique_ptr<WeightFile>> files;
+  std::vector<TensorSource> tensors;
+  std::map<std::string, std::string> owner; // tensor name -> input
+  for (const std::string &path : inputs) {
+    std::optional<FileFormat> format = from ? from : formatFromPath(path);
+    if (!format)
+      return error("cannot tell the format of '" + path +
+                   "' from its extension; use --from=vmpk|safetensors|gguf");
+    StatusOr<std::unique_ptr<WeightFile>> file = openWeightFile(path, *format);
+    if (!file)
+      return error(file.status().message());
+    for (TensorSource &s : (*file)->sources()) {
+      auto [it, added] = owner.emplace(s.info.name, path);
+      if (!added)
+        return error("tensor '" + s.info.name + "' is in both '" + it->second +
+                     "' and '" + path + "'");
+      tensors.push_back(std::move(s));
+    }
+    files.push_back(std::move(*file));
+  }
+
+  // Metadata: each format keeps what it can hold (docs/interop.md).
+  StringMetadata strings;
+  GgufMetadata gguf;
+  std::map<std::string, std::string> stringOwner;
+  std::map<std::string, GgufValue> seen;
+  // Shards repeat their metadata: equal values merge, different ones clash.
+  auto addString = [&](const std::string &key, const std::string &value,
+                       const std::string &path) -> bool {
+    auto [it, added] = stringOwner.emplace(key, path);
+    if (added) {
+      strings.emplace_back(key, value);
+      gguf.push_back({key, GgufValue::string(value)});
+      seen[key] = GgufValue::string(value);
+    }
+    return added || seen[key] == GgufValue::string(value);
+  };
+  size_t dropped = 0;
+  for (const auto &file : files) {
+    for (const auto &[key, value] : file->stringMetadata)
+      if (!addString(key, value, file->path))
+        return error("metadata key '" + key + "' differs between '" +
+                     stringOwner[key] + "' and '" + file->path + "'");
+    for (const GgufKeyValue &kv : file->ggufMetadata) {
+      if (kv.value.type == GgufType::String) {
+        if (!addString(kv.key, kv.value.strings[0], file->path))
+          return error("metadata key '" + kv.key + "' differs between '" +
+                       stringOwner[kv.key] + "' and '" + file->path + "'");
+        continue;
+      }
+      if (!stringOwner.emplace(kv.key, file->path).second) {
+        if (seen[kv.key] == kv.value)
+          continue;
+        return error("metadata key '" + kv.key + "' differs between '" +
+                     stringOwner[kv.key] + "' and '" + file->path + "'");
+      }
+      seen[kv.key] = kv.value;
+      gguf.push_back(kv);
+      ++dropped; // kept in GGUF only
+    }
+  }
+  Status written = Status::ok();
+  switch (*to) {
+  case FileFormat::Safetensors:
+    if (dropped)
+      warning(std::to_string(dropped) +
+              " GGUF metadata value(s) that are not "
+              "strings have no safetensors form and are not written");
+    written = writeSafetensors(output, tensors, strings);
+    break;
+  case FileFormat::Gguf:
+    if (alignment) {
+      if (*alignment < 8)
+        return error("GGUF alignment must be at least 8");
+      for (auto it = gguf.begin(); it != gguf.end(); ++it)
+        if (it->key == kGgufAlignmentKey) {
+          gguf.erase(it);
+          break;
+        }
+      gguf.push_back(
+          {std::string(kGgufAlignmentKey), GgufValue::uint32(*alignment)});
+    }
+    written = writeGguf(output, tensors, gguf);
+    break;
+  case FileFormat::Vmpk:
+    if (!gguf.empty())
+      warning(std::to_string(gguf.size()) +
+              " metadata entries have no .vmpk form yet and are not written");
+    written = writeVmpk(
+        output, tensors, moduleName.empty() ? baseName(output) : moduleName,
+        alignment ? *alignment : archive::kDefaultSegmentAlignment);
+    break;
+  }
+  if (!written)
+    return error(written.message());
+  if (!quiet)
+    std::printf("wrote %s: %zu tensors from %zu file(s), %s\n", output.c_str(),
+                tensors.size(), files.size(), formatName(*to));
+  return 0;
+}
