@@ -406,6 +406,18 @@ LogicalResult describeConstant(Operation *op, const FoundSite &found,
     }
     info.data = blob->getData();
     info.resourceAlignment = uint32_t(blob->getDataAlignment());
+    // An i1 blob is one byte per element (MLIR's DenseBoolResourceElements
+    // layout) or MLIR's in-memory bitmask, which is the `packed` layout;
+    // their sizes differ for more than one element. The pass reads both
+    // the same way (lib/Transforms/PackElements.cpp).
+    if (bitWidth == 1 && !elementType->isComplex &&
+        info.origin == ConstantOrigin::DenseResource && info.numScalars > 1 &&
+        info.data.size() ==
+            ::vmpack::encodedSize(Encoding::Packed, 1, info.numScalars)) {
+      info.origin = ConstantOrigin::PackedResource;
+      info.sourceEncoding = Encoding::Packed;
+      expectedSize = info.data.size();
+    }
   } else {
     return op->emitError()
            << "constant of type " << value.getType() << " is a '"
