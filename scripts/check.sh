@@ -3,7 +3,9 @@
 # whole test suite twice: first everything (unit tests, the fuzz corpus
 # replay and the lit suite, MLIR tools included) built with
 # AddressSanitizer + UndefinedBehaviorSanitizer, then the Release build and
-# the same suite, whose summary is the last thing printed.
+# the same suite, whose summary is the last thing printed. In between, a
+# build with only the portable kernels (-DVMPACK_DISPATCH=portable, no
+# vector code compiled in) runs the packing tests and the unpacking corpus.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -16,6 +18,13 @@ BUILD_DIR="$root/build-asan" bash "$root/scripts/build.sh" \
   -DVMPACK_ENABLE_MLIR=ON -DVMPACK_BUILD_BENCHMARKS=OFF
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir "$root/build-asan" \
   --output-on-failure -j "$jobs"
+
+echo "== Portable kernels only: packing tests and the unpacking corpus"
+BUILD_DIR="$root/build-portable" bash "$root/scripts/build.sh" \
+  -DCMAKE_BUILD_TYPE=Release -DVMPACK_DISPATCH=portable \
+  -DVMPACK_ENABLE_MLIR=OFF -DVMPACK_BUILD_BENCHMARKS=OFF
+ctest --test-dir "$root/build-portable" --output-on-failure -j "$jobs" \
+  -R '^(AllWidths|Widths1To64|UnpackProperty|UnpackToInt|UnpackToFloat32|PackKernels|Dispatch|fuzz-replay-unpack)'
 
 echo "== Release build and the whole test suite"
 BUILD_DIR="$root/build" bash "$root/scripts/build.sh"

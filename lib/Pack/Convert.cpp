@@ -1,38 +1,21 @@
 //===- Convert.cpp - Fast conversions between encodings -------------------===//
 //
-// Dispatch: whole-byte widths are the same bytes in every encoding (a
-// memcpy); W <= 64 uses the per-width kernels of Kernels.h; wider odd widths
-// fall back to the reference. Conversions with no direct kernel go through
-// `byte` in blocks that stay in L1.
+// Whole-byte widths are the same bytes in every encoding (a memcpy); W <= 64
+// uses the per-width kernels of the active dispatch level (Dispatch.h);
+// wider odd widths fall back to the reference. Conversions with no direct
+// kernel go through `byte` in blocks that stay in L1.
 //
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/Pack/Convert.h"
 
-#include "Kernels.h"
+#include "Dispatch.h"
 
-#include <array>
-#include <utility>
+#include <algorithm>
+#include <cstring>
 
 using namespace vmpack;
 using namespace vmpack::detail;
-
-template <size_t... Ws>
-static constexpr std::array<KernelSet, sizeof...(Ws) + 1>
-makeKernelTable(std::index_sequence<Ws...>) {
-  return {KernelSet{},
-          KernelSet{
-              &Kernels<Ws + 1>::byteToPacked, &Kernels<Ws + 1>::packedToByte,
-              &Kernels<Ws + 1>::byteToWord, &Kernels<Ws + 1>::wordToByte,
-              &Kernels<Ws + 1>::normalizeByte, &Kernels<Ws + 1>::readRange}...};
-}
-
-static constexpr auto kKernelTable =
-    makeKernelTable(std::make_index_sequence<64>());
-
-const KernelSet &vmpack::detail::kernelsFor(uint32_t bitWidth) {
-  return kKernelTable[bitWidth];
-}
 
 /// `in` (encoding `from`) to `out` (`byte`).
 static void toByte(const KernelSet &k, Encoding from, const uint8_t *in,

@@ -1,30 +1,37 @@
 //===- Kernels.h - Per-width conversion kernels (internal) ------*- C++ -*-===//
 //
-// Kernels<W> holds the fast loops for one element width W (1 ... 64). W is a
-// template parameter so that masks, strides and word geometry are
+// Kernels<W> holds the portable loops for one element width W (1 ... 64). W
+// is a template parameter so that masks, strides and word geometry are
 // constants and the compiler can unroll and vectorize each loop. Widths that
 // divide 8 get hand-shaped loops (the hot int4/int2/int1 cases); the rest
-// use 64-bit accumulators.
+// use 64-bit accumulators. Common holds the loops that do not depend on W.
+//
+// Each dispatch level compiles this file in its own translation unit, with
+// its own target options, inside its own namespace (VMPACK_KERNEL_NS): no
+// function compiled for one instruction set can be merged by the linker
+// into another level's code. The x86 levels then replace some of these
+// loops with vector code (X86Kernels.h); the rest are the same source
+// compiled for the wider instruction set.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef VMPACK_LIB_PACK_KERNELS_H
-#define VMPACK_LIB_PACK_KERNELS_H
+#ifndef VMPACK_KERNEL_NS
+#error "define VMPACK_KERNEL_NS (one namespace per dispatch level) first"
+#endif
+
+#include "Dispatch.h"
 
 #include "vmpack/Pack/Encoding.h"
 
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include <utility>
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "vmpack's kernels assume a little-endian host");
 
-namespace vmpack::detail {
+namespace vmpack::detail::VMPACK_KERNEL_NS {
 
 /// The unsigned integer of N bytes, for N in {1, 2, 4, 8}.
 template <unsigned N>
@@ -157,31 +164,8 @@ template <uint32_t W> struct Kernels {
         out[i] = uint8_t((in[2 * i] & 0xF) | (in[2 * i + 1] << 4));
       done = pairs * 2;
     } else if constexpr (W == 2) {
-#if defined(__SSE2__)
-      // 64 elements at a time: merge byte pairs in 16-bit lanes, nibble
-      // pairs in 32-bit lanes, then narrow 32 -> 16 -> 8 bits. GCC does not
-      // find this on its own for stride-4 inputs.
-      const __m128i lowBits = _mm_set1_epi8(3);
-      const __m128i nibble = _mm_set1_epi16(0x0F);
-      const __m128i byte = _mm_set1_epi32(0xFF);
-      auto mergeQuads = [&](const uint8_t *p) {
-        __m128i v = _mm_and_si128(
-            _mm_loadu_si128(reinterpret_cast<const __m128i *>(p)), lowBits);
-        v = _mm_and_si128(_mm_or_si128(v, _mm_srli_epi16(v, 6)), nibble);
-        return _mm_and_si128(_mm_or_si128(v, _mm_srli_epi32(v, 12)), byte);
-      };
-      uint64_t blocks = n / 64;
-      for (uint64_t b = 0; b < blocks; ++b) {
-        const uint8_t *p = in + 64 * b;
-        __m128i low = _mm_packs_epi32(mergeQuads(p), mergeQuads(p + 16));
-        __m128i high = _mm_packs_epi32(mergeQuads(p + 32), mergeQuads(p + 48));
-        _mm_storeu_si128(reinterpret_cast<__m128i *>(out + 16 * b),
-                         _mm_packus_epi16(low, high));
-      }
-      done = blocks * 64;
-#endif
       uint64_t quads = n / 4;
-      for (uint64_t i = done / 4; i < quads; ++i)
+      for (uint64_t i = 0; i < quads; ++i)
         out[i] = uint8_t((in[4 * i] & 3) | (in[4 * i + 1] & 3) << 2 |
                          (in[4 * i + 2] & 3) << 4 | in[4 * i + 3] << 6);
       done = quads * 4;
@@ -268,6 +252,15 @@ template <uint32_t W> struct Kernels {
       storeLE<kBytes>(out + k * kBytes, loadPackedElement(in, srcBytes, k));
   }
 
+  /// `packed` to one byte per element, sign-extended (W <= 8).
+  static void packedToInt8(const uint8_t *in, uint8_t *out, uint64_t n) {
+    static_assert(W <= 8, "one byte per element");
+    packedToByte(in, out, n);
+    if constexpr (W < 8)
+      for (uint64_t k = 0; k < n; ++k)
+        out[k] = uint8_t(int8_t(uint8_t(out[k] << (8 - W))) >> (8 - W));
+  }
+
   static void byteToWord(const uint8_t *in, uint8_t *out, uint64_t n) {
     uint64_t words = n / kPerWord;
     for (uint64_t w = 0; w < words; ++w) {
@@ -338,19 +331,51 @@ template <uint32_t W> struct Kernels {
   }
 };
 
-/// The kernels of one width, as plain function pointers.
-struct KernelSet {
-  void (*byteToPacked)(const uint8_t *, uint8_t *, uint64_t);
-  void (*packedToByte)(const uint8_t *, uint8_t *, uint64_t);
-  void (*byteToWord)(const uint8_t *, uint8_t *, uint64_t);
-  void (*wordToByte)(const uint8_t *, uint8_t *, uint64_t);
-  void (*normalizeByte)(const uint8_t *, uint8_t *, uint64_t);
-  void (*readRange)(Encoding, const uint8_t *, uint64_t, uint64_t, uint64_t *);
+/// The loops that do not depend on W.
+struct Common {
+  static void signExtend8To16(const uint8_t *in, uint8_t *out, uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i)
+      storeLE<2>(out + 2 * i, uint16_t(int16_t(int8_t(in[i]))));
+  }
+  static void zeroExtend8To16(const uint8_t *in, uint8_t *out, uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i)
+      storeLE<2>(out + 2 * i, in[i]);
+  }
+  static void lookupFloat(const uint8_t *in, const float *table, unsigned,
+                          float *out, uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i)
+      out[i] = table[in[i]];
+  }
+  static void bf16ToFloat(const uint8_t *in, float *out, uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) {
+      uint32_t bits = uint32_t(loadLE<2>(in + 2 * i)) << 16;
+      std::memcpy(&out[i], &bits, 4);
+    }
+  }
 };
 
-/// Kernels for W in 1 ... 64 (index 0 unused).
-const KernelSet &kernelsFor(uint32_t bitWidth);
+/// The KernelSet of K = SomeKernels<W>.
+template <uint32_t W, typename K> constexpr KernelSet kernelSetOf() {
+  KernelSet set{&K::byteToPacked, &K::packedToByte,  &K::byteToWord,
+                &K::wordToByte,   &K::normalizeByte, &K::readRange,
+                nullptr};
+  if constexpr (W <= 8)
+    set.packedToInt8 = &K::packedToInt8;
+  return set;
+}
 
-} // namespace vmpack::detail
+/// A level's table from its per-width kernels K<W> and its common loops C.
+template <template <uint32_t> class K, typename C, size_t... Ws>
+constexpr LevelKernels makeLevelKernels(std::index_sequence<Ws...>) {
+  return {{KernelSet{}, kernelSetOf<Ws + 1, K<Ws + 1>>()...},
+          &C::signExtend8To16,
+          &C::zeroExtend8To16,
+          &C::lookupFloat,
+          &C::bf16ToFloat};
+}
+template <template <uint32_t> class K, typename C>
+constexpr LevelKernels makeLevelKernels() {
+  return makeLevelKernels<K, C>(std::make_index_sequence<64>());
+}
 
-#endif // VMPACK_LIB_PACK_KERNELS_H
+} // namespace vmpack::detail::VMPACK_KERNEL_NS

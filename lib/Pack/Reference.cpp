@@ -84,3 +84,21 @@ void reference::unpackToInt(Encoding encoding, uint32_t bitWidth,
     }
   }
 }
+
+void reference::unpackToFloat32(Encoding encoding, ScalarKind kind,
+                                const void *src, uint64_t first, uint64_t count,
+                                float *dst) {
+  std::optional<FloatFormat> format = floatFormat(kind);
+  if (!format)
+    return;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t bits =
+        reference::readElement(encoding, impliedWidth(kind), src, first + i);
+    if (kind == ScalarKind::F32) {
+      uint32_t b = uint32_t(bits);
+      std::memcpy(&dst[i], &b, 4);
+    } else {
+      dst[i] = decodeFloat(*format, uint32_t(bits));
+    }
+  }
+}

@@ -1,10 +1,20 @@
 //===- Unpack.cpp - Widening elements to plain integers and floats --------===//
+//
+// Elements of at most 8 bits go through one byte per element: the active
+// level's kernels turn the source into bytes (sign-extended on the way for
+// `packed`), then widen them or look them up in a per-format table of
+// float32 values. Wider elements are read as 64-bit values in blocks that
+// stay in L1 and narrowed from there.
+//
+//===----------------------------------------------------------------------===//
 
 #include "vmpack/Pack/Convert.h"
 
-#include "Kernels.h"
+#include "Dispatch.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace vmpack;
@@ -14,40 +24,61 @@ using namespace vmpack::detail;
 /// read and the widening pass.
 static constexpr uint64_t kBlock = 512;
 
+/// Narrows to T-sized integers at `out`, which need not be aligned.
 template <typename T>
 static void widen(const uint64_t *values, uint64_t n, uint32_t bitWidth,
-                  bool signExtend, T *out) {
-  if (signExtend && bitWidth < 64) {
-    unsigned shift = 64 - bitWidth;
-    for (uint64_t i = 0; i < n; ++i)
-      out[i] = T(int64_t(values[i] << shift) >> shift);
-  } else {
-    for (uint64_t i = 0; i < n; ++i)
-      out[i] = T(values[i]);
+                  bool signExtend, uint8_t *out) {
+  unsigned shift = signExtend && bitWidth < 64 ? 64 - bitWidth : 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    auto v = T(uint64_t(int64_t(values[i] << shift) >> shift));
+    std::memcpy(out + i * sizeof(T), &v, sizeof(T));
   }
 }
 
-/// The hot case: packed 4-bit elements to bytes, two per input byte.
-static void unpackNibblesToInt8(const uint8_t *in, uint64_t first,
-                                uint64_t count, bool signExtend, uint8_t *out) {
-  auto low = [signExtend](uint8_t b) -> uint8_t {
-    return signExtend ? uint8_t(int8_t(uint8_t(b << 4)) >> 4) : b & 0xF;
-  };
-  auto high = [signExtend](uint8_t b) -> uint8_t {
-    return signExtend ? uint8_t(int8_t(b) >> 4) : b >> 4;
-  };
-  const uint8_t *p = in + first / 2;
-  if (first % 2 == 1 && count > 0) {
-    *out++ = high(*p++);
-    --count;
+/// Elements [first, first + count) as 64-bit values, block by block,
+/// widened to T.
+template <typename T>
+static void unpackThroughValues(const KernelSet &k, Encoding encoding,
+                                uint32_t bitWidth, bool signExtend,
+                                const uint8_t *in, uint64_t first,
+                                uint64_t count, uint8_t *out) {
+  uint64_t values[kBlock];
+  for (uint64_t done = 0; done < count; done += kBlock) {
+    uint64_t n = std::min(kBlock, count - done);
+    k.readRange(encoding, in, first + done, n, values);
+    widen<T>(values, n, bitWidth, signExtend, out + done * sizeof(T));
   }
-  uint64_t pairs = count / 2;
-  for (uint64_t i = 0; i < pairs; ++i) {
-    out[2 * i] = low(p[i]);
-    out[2 * i + 1] = high(p[i]);
+}
+
+/// Elements [first, first + count) of W < 8 bits to one byte each,
+/// sign-extended or not.
+static void unpackToBytes(const KernelSet &k, Encoding encoding,
+                          uint32_t bitWidth, bool signExtend, const uint8_t *in,
+                          uint64_t first, uint64_t count, uint8_t *out) {
+  // Up to a granule boundary one by one, then whole kernels.
+  uint64_t g = elementGranule(bitWidth);
+  uint64_t head = std::min(count, (g - first % g) % g);
+  unpackThroughValues<uint8_t>(k, encoding, bitWidth, signExtend, in, first,
+                               head, out);
+  first += head;
+  count -= head;
+  out += head;
+  const uint8_t *src = in + granuleByteOffset(encoding, bitWidth, first);
+  switch (encoding) {
+  case Encoding::Packed:
+    return (signExtend ? k.packedToInt8 : k.packedToByte)(src, out, count);
+  case Encoding::Word:
+    k.wordToByte(src, out, count);
+    break;
+  case Encoding::Byte:
+    k.normalizeByte(src, out, count);
+    break;
   }
-  if (count % 2)
-    out[2 * pairs] = low(p[pairs]);
+  if (signExtend) {
+    unsigned shift = 8 - bitWidth;
+    for (uint64_t i = 0; i < count; ++i)
+      out[i] = uint8_t(int8_t(uint8_t(out[i] << shift)) >> shift);
+  }
 }
 
 void vmpack::unpackToInt(Encoding encoding, uint32_t bitWidth, bool signExtend,
@@ -60,33 +91,38 @@ void vmpack::unpackToInt(Encoding encoding, uint32_t bitWidth, bool signExtend,
     std::memcpy(dst, in + first * dstBytes, count * dstBytes);
     return;
   }
-  if (bitWidth == 4 && dstBytes == 1 && encoding == Encoding::Packed)
-    return unpackNibblesToInt8(in, first, count, signExtend,
-                               static_cast<uint8_t *>(dst));
-
-  const KernelSet &k = kernelsFor(bitWidth);
-  uint64_t values[kBlock];
-  for (uint64_t done = 0; done < count; done += kBlock) {
-    uint64_t n = std::min(kBlock, count - done);
-    k.readRange(encoding, in, first + done, n, values);
-    switch (dstBytes) {
-    case 1:
-      widen(values, n, bitWidth, signExtend,
-            static_cast<uint8_t *>(dst) + done);
-      break;
-    case 2:
-      widen(values, n, bitWidth, signExtend,
-            static_cast<uint16_t *>(dst) + done);
-      break;
-    case 4:
-      widen(values, n, bitWidth, signExtend,
-            static_cast<uint32_t *>(dst) + done);
-      break;
-    default:
-      widen(values, n, bitWidth, signExtend,
-            static_cast<uint64_t *>(dst) + done);
-      break;
+  const LevelKernels &level = commonKernels();
+  const KernelSet &k = level.widths[bitWidth];
+  auto *out = static_cast<uint8_t *>(dst);
+  if (bitWidth < 8 && dstBytes == 1)
+    return unpackToBytes(k, encoding, bitWidth, signExtend, in, first, count,
+                         out);
+  if (bitWidth < 8 && dstBytes == 2) {
+    // Through bytes in L1, then widened.
+    constexpr uint64_t kBytesBlock = 8192;
+    alignas(64) uint8_t bytes[kBytesBlock];
+    auto extend = signExtend ? level.signExtend8To16 : level.zeroExtend8To16;
+    for (uint64_t done = 0; done < count; done += kBytesBlock) {
+      uint64_t n = std::min(kBytesBlock, count - done);
+      unpackToBytes(k, encoding, bitWidth, signExtend, in, first + done, n,
+                    bytes);
+      extend(bytes, out + 2 * done, n);
     }
+    return;
+  }
+  switch (dstBytes) {
+  case 1:
+    return unpackThroughValues<uint8_t>(k, encoding, bitWidth, signExtend, in,
+                                        first, count, out);
+  case 2:
+    return unpackThroughValues<uint16_t>(k, encoding, bitWidth, signExtend, in,
+                                         first, count, out);
+  case 4:
+    return unpackThroughValues<uint32_t>(k, encoding, bitWidth, signExtend, in,
+                                         first, count, out);
+  default:
+    return unpackThroughValues<uint64_t>(k, encoding, bitWidth, signExtend, in,
+                                         first, count, out);
   }
 }
 
@@ -126,27 +162,43 @@ void vmpack::unpackToFloat32(Encoding encoding, ScalarKind kind,
     std::memcpy(dst, in + first * 4, count * 4);
     return;
   }
-  // Formats of at most 8 bits decode through a 256-entry table.
-  float table[256];
-  bool useTable = bitWidth <= 8;
-  if (useTable)
+  const LevelKernels &level = commonKernels();
+  if (kind == ScalarKind::BF16) {
+    // float32 with the low 16 mantissa bits cut off; 16 bits are the same
+    // bytes in every encoding.
+    level.bf16ToFloat(in + first * 2, dst, count);
+    return;
+  }
+  const KernelSet &k = level.widths[bitWidth];
+  if (bitWidth <= 8) {
+    // A table of every value of the format (unused entries zero, so the
+    // vector lookups may load the whole table), applied to one byte per
+    // element, block by block in L1.
+    float table[256] = {};
     for (uint32_t bits = 0; bits < (1u << bitWidth); ++bits)
       table[bits] = decodeFloat(*format, bits);
+    constexpr uint64_t kBytesBlock = 4096;
+    alignas(64) uint8_t bytes[kBytesBlock];
+    for (uint64_t done = 0; done < count; done += kBytesBlock) {
+      uint64_t n = std::min(kBytesBlock, count - done);
+      if (bitWidth == 8)
+        std::memcpy(bytes, in + first + done, n);
+      else
+        unpackToBytes(k, encoding, bitWidth, false, in, first + done, n, bytes);
+      level.lookupFloat(bytes, table, bitWidth, dst + done, n);
+    }
+    return;
+  }
 
-  const KernelSet &k = kernelsFor(bitWidth);
   uint64_t values[kBlock];
   for (uint64_t done = 0; done < count; done += kBlock) {
     uint64_t n = std::min(kBlock, count - done);
     k.readRange(encoding, in, first + done, n, values);
     float *out = dst + done;
-    if (useTable) {
-      for (uint64_t i = 0; i < n; ++i)
-        out[i] = table[values[i]];
-    } else if (kind == ScalarKind::BF16 || kind == ScalarKind::TF32) {
-      // Both are float32 with the low mantissa bits cut off.
-      unsigned shift = 32 - bitWidth;
+    if (kind == ScalarKind::TF32) {
+      // float32 with the low 13 mantissa bits cut off.
       for (uint64_t i = 0; i < n; ++i) {
-        uint32_t bits = uint32_t(values[i]) << shift;
+        uint32_t bits = uint32_t(values[i]) << 13;
         std::memcpy(&out[i], &bits, 4);
       }
     } else {

@@ -4,14 +4,24 @@
 // lengths including odd tails, and unaligned buffers: the fast kernels give
 // exactly the reference's bytes, never write outside their output, and
 // never read outside their input (the input ends exactly where its
-// encoding ends, so AddressSanitizer sees any over-read).
+// encoding ends, so AddressSanitizer sees any over-read). The same for
+// widening to integers and decoding floats.
+//
+// The kernels run at the level Dispatch.h chooses; CTest runs this file once
+// per level the build carries, with VMPACK_DISPATCH set.
 //
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/Pack/Convert.h"
+#include "vmpack/Pack/Dispatch.h"
 
 #include <gtest/gtest.h>
 
+#include <iostream>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -153,6 +163,109 @@ TEST_P(ReadProperty, ReadElementMatchesReference) {
       ASSERT_EQ(readElement(enc, w, src.data(), k),
                 reference::readElement(enc, w, src.data(), k))
           << encodingName(enc) << " k=" << k;
+  }
+}
+
+TEST(Dispatch, RequestedLevelIsActive) {
+  const char *env = std::getenv("VMPACK_DISPATCH");
+  std::cout << "dispatch level: " << dispatchLevelName(activeDispatchLevel())
+            << " (best " << dispatchLevelName(bestDispatchLevel()) << ")\n";
+  if (!env)
+    GTEST_SKIP() << "VMPACK_DISPATCH is not set";
+  std::optional<DispatchLevel> wanted = parseDispatchLevel(env);
+  ASSERT_TRUE(wanted) << env;
+  if (!isDispatchLevelSupported(*wanted))
+    GTEST_SKIP() << "level " << env << " is not supported on this machine";
+  EXPECT_EQ(activeDispatchLevel(), *wanted);
+}
+
+TEST(Dispatch, NamesRoundTrip) {
+  for (unsigned i = 0; i < kNumDispatchLevels; ++i)
+    EXPECT_EQ(parseDispatchLevel(dispatchLevelName(DispatchLevel(i))),
+              DispatchLevel(i));
+  EXPECT_FALSE(parseDispatchLevel("avx"));
+  EXPECT_TRUE(isDispatchLevelSupported(DispatchLevel::Portable));
+  EXPECT_TRUE(isDispatchLevelSupported(bestDispatchLevel()));
+}
+
+class UnpackProperty : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(UnpackProperty, UnpackToIntMatchesReference) {
+  uint32_t w = GetParam();
+  std::mt19937_64 rng(0x1A7 + w);
+  for (Encoding enc : kEncodings) {
+    for (unsigned dstBytes : {1u, 2u, 4u, 8u}) {
+      if (w > 8 * dstBytes)
+        continue;
+      for (bool sign : {false, true}) {
+        for (uint64_t count : lengthsFor(w, rng)) {
+          uint64_t first = rng() % 3 == 0 ? 0 : rng() % 70;
+          SCOPED_TRACE(testing::Message()
+                       << "W=" << w << " " << encodingName(enc)
+                       << " dst=" << dstBytes << " sign=" << sign
+                       << " first=" << first << " count=" << count);
+          // The source ends exactly after the last element read.
+          Buffer src(*encodedSize(enc, w, first + count), rng() % 8, 0);
+          for (size_t i = 0; i < src.size(); ++i)
+            src.data()[i] = uint8_t(rng());
+          size_t size = count * dstBytes;
+          Buffer fast(size, rng() % 8, 0xA5);
+          std::vector<uint8_t> slow(size);
+          unpackToInt(enc, w, sign, src.data(), first, count, fast.data(),
+                      dstBytes);
+          reference::unpackToInt(enc, w, sign, src.data(), first, count,
+                                 slow.data(), dstBytes);
+          ASSERT_TRUE(std::equal(slow.begin(), slow.end(), fast.data()));
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Widths1To64, UnpackProperty, ::testing::Range(1u, 65u),
+                         [](const auto &info) {
+                           return "W" + std::to_string(info.param);
+                         });
+
+/// The same value, or both NaN.
+bool sameFloat(float a, float b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::isnan(a) && std::isnan(b);
+  uint32_t x, y;
+  std::memcpy(&x, &a, 4);
+  std::memcpy(&y, &b, 4);
+  return x == y;
+}
+
+TEST(UnpackProperty, UnpackToFloat32MatchesReference) {
+  std::mt19937_64 rng(0xF10A7);
+  for (unsigned k = 0; k < 64; ++k) {
+    auto kind = ScalarKind(k);
+    if (!floatFormat(kind))
+      continue;
+    uint32_t w = impliedWidth(kind);
+    for (Encoding enc : kEncodings) {
+      if (!isEncodable(enc, w))
+        continue;
+      for (uint64_t count : lengthsFor(w, rng)) {
+        uint64_t first = rng() % 3 == 0 ? 0 : rng() % 70;
+        SCOPED_TRACE(testing::Message() << toString(ScalarType::floatKind(kind))
+                                        << " " << encodingName(enc) << " first="
+                                        << first << " count=" << count);
+        Buffer src(*encodedSize(enc, w, first + count), rng() % 8, 0);
+        for (size_t i = 0; i < src.size(); ++i)
+          src.data()[i] = uint8_t(rng());
+        Buffer fast(count * 4, 4 * (rng() % 2), 0xA5);
+        std::vector<float> slow(count);
+        auto *out = reinterpret_cast<float *>(fast.data());
+        unpackToFloat32(enc, kind, src.data(), first, count, out);
+        reference::unpackToFloat32(enc, kind, src.data(), first, count,
+                                   slow.data());
+        for (uint64_t i = 0; i < count; ++i)
+          ASSERT_TRUE(sameFloat(out[i], slow[i]))
+              << "element " << i << ": " << out[i] << " vs " << slow[i];
+      }
+    }
   }
 }
 

@@ -7,9 +7,10 @@
 // does not mask the unused high bits of sub-byte elements); every kernel
 // ignores them, and every output has all such bits zero.
 //
-// Each entry point exists twice: in namespace vmpack (fast kernels) and in
-// namespace vmpack::reference (one element, one bit at a time; obviously
-// right and slow). Tests cross-check the two.
+// Each entry point exists twice: in namespace vmpack (fast kernels, of the
+// dispatch level Dispatch.h chooses) and in namespace vmpack::reference (one
+// element, one bit at a time; obviously right and slow). Tests cross-check
+// the two at every dispatch level.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +62,9 @@ uint64_t readElement(Encoding encoding, uint32_t bitWidth, const void *src,
 void unpackToInt(Encoding encoding, uint32_t bitWidth, bool signExtend,
                  const void *src, uint64_t first, uint64_t count, void *dst,
                  unsigned dstBytes);
+/// Reads each element alone and decodes it with decodeFloat.
+void unpackToFloat32(Encoding encoding, ScalarKind kind, const void *src,
+                     uint64_t first, uint64_t count, float *dst);
 } // namespace reference
 
 } // namespace vmpack

@@ -1,0 +1,13 @@
+//===- KernelsPortable.cpp - The portable dispatch level ------------------===//
+//
+// Kernels.h as written: plain C++, correct on any little-endian host.
+//
+//===----------------------------------------------------------------------===//
+
+#define VMPACK_KERNEL_NS portable
+#include "Kernels.h"
+
+using namespace vmpack::detail;
+
+const LevelKernels vmpack::detail::kPortableKernels =
+    portable::makeLevelKernels<portable::Kernels, portable::Common>();

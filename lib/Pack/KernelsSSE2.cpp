@@ -1,0 +1,39 @@
+//===- KernelsSSE2.cpp - The SSE2 dispatch level --------------------------===//
+//
+// Kernels.h and X86Kernels.h compiled for the x86-64 baseline (SSE2), in
+// namespace sse2. Every function this file defines carries those target
+// options (the pragma below); the standard headers come first, so that
+// nothing they define inline carries them and the linker never picks a
+// copy that needs more than the portable level.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cstdint>
+#include <cstring>
+#include <immintrin.h>
+#include <type_traits>
+#include <utility>
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("sse2"))),                  \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("sse2")
+#endif
+
+#define VMPACK_KERNEL_NS sse2
+#define VMPACK_X86_LEVEL 1
+#include "Kernels.h"
+#include "X86Kernels.h"
+
+using namespace vmpack::detail;
+
+const LevelKernels vmpack::detail::kSSE2Kernels =
+    sse2::makeLevelKernels<sse2::X86Kernels, sse2::X86Common>();
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif

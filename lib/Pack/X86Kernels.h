@@ -1,0 +1,406 @@
+//===- X86Kernels.h - Vector kernels for the x86 levels (internal) -*- C++ -*-//
+//
+// Included after Kernels.h by the translation unit of one x86 dispatch
+// level, with VMPACK_X86_LEVEL set to that level's number (1 = SSE2,
+// 2 = SSE4.1, 3 = AVX2, 4 = AVX-512) and the matching target options in
+// force. X86Kernels<W> replaces the loops that have a vector form for W < 8
+// and inherits the portable ones for the rest; each vector loop is written
+// once, for every W, with the geometry computed from W at compile time.
+//
+// Packed W-bit elements are eight to every W bytes, so every loop works on
+// groups of eight elements:
+//  - packed -> byte: each output byte j takes the two input bytes that hold
+//    bits [jW, jW + W) (pshufb) and shifts them right by jW mod 8 (a 16-bit
+//    multiply by 2^(8 - jW mod 8) keeps the wanted bits in the high byte).
+//    AVX-512 VBMI does the same with vpermb (the eight input bytes of each
+//    group into one 64-bit lane) and vpmultishiftqb (eight bit fields at
+//    offsets 0, W, 2W, ... of that lane).
+//  - byte -> packed: merge neighbours in ever wider lanes (8 -> 16 -> 32 ->
+//    64 bits, each step a shift or multiply-add), so that each 64-bit lane
+//    holds its eight elements in its low W bytes, then gather those bytes
+//    (pshufb, or vpermb across the whole register).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_X86_LEVEL
+#error "define VMPACK_X86_LEVEL before including X86Kernels.h"
+#endif
+
+namespace vmpack::detail::VMPACK_KERNEL_NS {
+
+/// Byte-shuffle controls and shift multipliers for one 16-byte lane.
+template <uint32_t W> struct LaneTables {
+  uint8_t evenSources[16]; ///< word i <- bytes of output byte 2i
+  uint8_t oddSources[16];  ///< word i <- bytes of output byte 2i + 1
+  uint16_t evenMul[8];
+  uint16_t oddMul[8];
+  uint8_t compact[16]; ///< low W bytes of each 64-bit half, side by side
+
+  constexpr LaneTables()
+      : evenSources(), oddSources(), evenMul(), oddMul(), compact() {
+    for (unsigned i = 0; i < 8; ++i) {
+      for (unsigned odd = 0; odd < 2; ++odd) {
+        unsigned j = 2 * i + odd, bit = j * W, byte = bit / 8;
+        uint8_t *src = odd ? oddSources : evenSources;
+        src[2 * i] = uint8_t(byte);
+        // pshufb writes zero for an index with its top bit set.
+        src[2 * i + 1] = byte + 1 < 2 * W ? uint8_t(byte + 1) : 0x80;
+        (odd ? oddMul : evenMul)[i] = uint16_t(1u << (8 - bit % 8));
+      }
+    }
+    for (unsigned i = 0; i < 16; ++i)
+      compact[i] = i < W ? uint8_t(i) : i < 2 * W ? uint8_t(8 + i - W) : 0x80;
+  }
+};
+
+#if VMPACK_X86_LEVEL >= 1
+/// 128-bit SSE vectors: one lane.
+struct V128 {
+  using T = __m128i;
+  static constexpr unsigned kLanes = 1;
+  /// 16 bytes from each lane's address (`p`, `p + stride`, ...).
+  static T loadLanes(const uint8_t *p, unsigned) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+  }
+  static T load(const uint8_t *p) { return loadLanes(p, 0); }
+  static void storeLanes(uint8_t *p, T v, unsigned) {
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(p), v);
+  }
+  static void store(uint8_t *p, T v) { storeLanes(p, v, 0); }
+  template <typename E> static T lane(const E *values) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i *>(values));
+  }
+  static T set8(uint8_t x) { return _mm_set1_epi8(char(x)); }
+  static T set16(uint16_t x) { return _mm_set1_epi16(short(x)); }
+  static T set32(uint32_t x) { return _mm_set1_epi32(int(x)); }
+  static T set64(uint64_t x) { return _mm_set1_epi64x((long long)x); }
+  static T andv(T a, T b) { return _mm_and_si128(a, b); }
+  static T orv(T a, T b) { return _mm_or_si128(a, b); }
+  static T xorv(T a, T b) { return _mm_xor_si128(a, b); }
+  static T sub8(T a, T b) { return _mm_sub_epi8(a, b); }
+  static T mullo16(T a, T b) { return _mm_mullo_epi16(a, b); }
+  static T madd16(T a, T b) { return _mm_madd_epi16(a, b); }
+  template <int N> static T srli16(T a) { return _mm_srli_epi16(a, N); }
+  template <int N> static T srli64(T a) { return _mm_srli_epi64(a, N); }
+#if VMPACK_X86_LEVEL >= 2
+  static T shuffle8(T a, T idx) { return _mm_shuffle_epi8(a, idx); }
+#endif
+};
+#endif
+
+#if VMPACK_X86_LEVEL >= 3
+/// 256-bit AVX2 vectors: two lanes, each shuffled on its own.
+struct V256 {
+  using T = __m256i;
+  static constexpr unsigned kLanes = 2;
+  static T loadLanes(const uint8_t *p, unsigned stride) {
+    return _mm256_inserti128_si256(
+        _mm256_castsi128_si256(
+            _mm_loadu_si128(reinterpret_cast<const __m128i *>(p))),
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + stride)), 1);
+  }
+  static T load(const uint8_t *p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p));
+  }
+  /// Lane 0 first, so that lane 1 overwrites lane 0's bytes past `stride`.
+  static void storeLanes(uint8_t *p, T v, unsigned stride) {
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(p), _mm256_castsi256_si128(v));
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(p + stride),
+                     _mm256_extracti128_si256(v, 1));
+  }
+  static void store(uint8_t *p, T v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(p), v);
+  }
+  template <typename E> static T lane(const E *values) {
+    return _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(values)));
+  }
+  static T set8(uint8_t x) { return _mm256_set1_epi8(char(x)); }
+  static T set16(uint16_t x) { return _mm256_set1_epi16(short(x)); }
+  static T set32(uint32_t x) { return _mm256_set1_epi32(int(x)); }
+  static T set64(uint64_t x) { return _mm256_set1_epi64x((long long)x); }
+  static T andv(T a, T b) { return _mm256_and_si256(a, b); }
+  static T orv(T a, T b) { return _mm256_or_si256(a, b); }
+  static T xorv(T a, T b) { return _mm256_xor_si256(a, b); }
+  static T sub8(T a, T b) { return _mm256_sub_epi8(a, b); }
+  static T mullo16(T a, T b) { return _mm256_mullo_epi16(a, b); }
+  static T madd16(T a, T b) { return _mm256_madd_epi16(a, b); }
+  template <int N> static T srli16(T a) { return _mm256_srli_epi16(a, N); }
+  template <int N> static T srli64(T a) { return _mm256_srli_epi64(a, N); }
+  static T shuffle8(T a, T idx) { return _mm256_shuffle_epi8(a, idx); }
+};
+#endif
+
+/// Merges the (masked) one-byte elements of each 64-bit lane of `v` into
+/// the lane's low W bytes: 8 -> 16 -> 32 -> 64-bit neighbours.
+template <typename V, uint32_t W> typename V::T mergeToQwords(typename V::T v) {
+  using T = typename V::T;
+  T t = V::orv(V::andv(v, V::set16(0x00FF)),
+               V::template srli16<8 - W>(V::andv(v, V::set16(0xFF00))));
+  t = V::madd16(t, V::set32(1u | (1u << (2 * W)) << 16));
+  return V::orv(V::andv(t, V::set64(0xFFFFFFFFu)),
+                V::template srli64<32 - 4 * W>(
+                    V::andv(t, V::set64(0xFFFFFFFF00000000u))));
+}
+
+/// byte -> packed for the first elements of `n` that whole vectors cover,
+/// never touching a byte past either buffer; returns how many (a multiple
+/// of 8).
+template <typename V, uint32_t W>
+uint64_t packBulk(const uint8_t *in, uint8_t *out, uint64_t n) {
+  constexpr unsigned kIn = 16 * V::kLanes, kOut = 2 * W * V::kLanes;
+  uint64_t outBytes = (n * W + 7) / 8, done = 0;
+  const typename V::T mask = V::set8(uint8_t((1u << W) - 1));
+#if VMPACK_X86_LEVEL >= 2
+  static constexpr LaneTables<W> kTables;
+  const typename V::T compact = V::lane(kTables.compact);
+  // The last lane stores 16 bytes, of which 2W are output.
+  for (; done + kIn <= n && done / 8 * W + kOut - 2 * W + 16 <= outBytes;
+       done += kIn) {
+    typename V::T t = mergeToQwords<V, W>(V::andv(V::load(in + done), mask));
+    V::storeLanes(out + done / 8 * W, V::shuffle8(t, compact), 2 * W);
+  }
+#else
+  // SSE2 has no byte shuffle: write the two 64-bit lanes' low W bytes.
+  for (; done + kIn <= n; done += kIn) {
+    __m128i t = mergeToQwords<V, W>(V::andv(V::load(in + done), mask));
+    uint8_t *o = out + done / 8 * W;
+    storeLE<W>(o, uint64_t(_mm_cvtsi128_si64(t)));
+    storeLE<W>(o + W, uint64_t(_mm_cvtsi128_si64(_mm_unpackhi_epi64(t, t))));
+  }
+#endif
+  return done;
+}
+
+#if VMPACK_X86_LEVEL >= 2
+/// packed -> byte (zero- or sign-extended) for the first elements of `n`
+/// that whole vectors cover without reading past the input; returns how
+/// many (a multiple of 8).
+template <typename V, uint32_t W, bool Signed>
+uint64_t unpackBulk(const uint8_t *in, uint8_t *out, uint64_t n) {
+  using T = typename V::T;
+  static constexpr LaneTables<W> kTables;
+  constexpr unsigned kOut = 16 * V::kLanes, kIn = 2 * W * V::kLanes;
+  uint64_t inBytes = (n * W + 7) / 8, done = 0;
+  const T even = V::lane(kTables.evenSources),
+          odd = V::lane(kTables.oddSources);
+  const T evenMul = V::lane(kTables.evenMul), oddMul = V::lane(kTables.oddMul);
+  const T mask = V::set8(uint8_t((1u << W) - 1));
+  const T sign = V::set8(uint8_t(1u << (W - 1)));
+  const T highBytes = V::set16(0xFF00);
+  // The last lane loads 16 bytes, of which 2W are input.
+  for (; done + kOut <= n && done / 8 * W + kIn - 2 * W + 16 <= inBytes;
+       done += kOut) {
+    T x = V::loadLanes(in + done / 8 * W, 2 * W);
+    T lo = V::template srli16<8>(V::mullo16(V::shuffle8(x, even), evenMul));
+    T hi = V::andv(V::mullo16(V::shuffle8(x, odd), oddMul), highBytes);
+    T v = V::andv(V::orv(lo, hi), mask);
+    if constexpr (Signed)
+      v = V::sub8(V::xorv(v, sign), sign);
+    V::store(out + done, v);
+  }
+  return done;
+}
+#endif
+
+#if VMPACK_X86_LEVEL >= 4
+/// AVX-512 VBMI: 64 elements per step and a masked last step, so the whole
+/// range is done here.
+template <uint32_t W> struct Zmm {
+  static __m512i bytes(const uint8_t (&values)[64]) {
+    return _mm512_loadu_si512(values);
+  }
+  struct Tables {
+    uint8_t gather[64];  ///< 64-bit lane q <- input bytes qW ... qW + 7
+    uint8_t shifts[64];  ///< byte j of each lane: bit offset jW
+    uint8_t compact[64]; ///< output byte i <- lane i / W, byte i mod W
+    constexpr Tables() : gather(), shifts(), compact() {
+      for (unsigned k = 0; k < 64; ++k) {
+        gather[k] = uint8_t(k / 8 * W + k % 8);
+        shifts[k] = uint8_t(k % 8 * W);
+        compact[k] = uint8_t(k / W * 8 + k % W);
+      }
+    }
+  };
+  static __mmask64 firstBytes(uint64_t n) {
+    return n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
+  }
+
+  template <bool Signed>
+  static void unpack(const uint8_t *in, uint8_t *out, uint64_t n) {
+    static constexpr Tables kTables;
+    const __m512i gather = bytes(kTables.gather);
+    const __m512i shifts = bytes(kTables.shifts);
+    const __m512i mask = _mm512_set1_epi8(char((1u << W) - 1));
+    const __m512i sign = _mm512_set1_epi8(char(1u << (W - 1)));
+    for (uint64_t done = 0; done < n; done += 64) {
+      uint64_t count = n - done < 64 ? n - done : 64;
+      __m512i x = _mm512_maskz_loadu_epi8(firstBytes((count * W + 7) / 8),
+                                          in + done / 8 * W);
+      x = _mm512_multishift_epi64_epi8(shifts,
+                                       _mm512_permutexvar_epi8(gather, x));
+      x = _mm512_and_si512(x, mask);
+      if constexpr (Signed)
+        x = _mm512_sub_epi8(_mm512_xor_si512(x, sign), sign);
+      _mm512_mask_storeu_epi8(out + done, firstBytes(count), x);
+    }
+  }
+
+  static void pack(const uint8_t *in, uint8_t *out, uint64_t n) {
+    static constexpr Tables kTables;
+    const __m512i compact = bytes(kTables.compact);
+    const __m512i mask = _mm512_set1_epi8(char((1u << W) - 1));
+    const __m512i low8 = _mm512_set1_epi16(0x00FF);
+    const __m512i high8 = _mm512_set1_epi16(short(0xFF00));
+    const __m512i pairs = _mm512_set1_epi32(int(1u | (1u << (2 * W)) << 16));
+    const __m512i low32 = _mm512_set1_epi64(0xFFFFFFFFll);
+    for (uint64_t done = 0; done < n; done += 64) {
+      uint64_t count = n - done < 64 ? n - done : 64;
+      __m512i v = _mm512_and_si512(
+          _mm512_maskz_loadu_epi8(firstBytes(count), in + done), mask);
+      v = _mm512_or_si512(_mm512_and_si512(v, low8),
+                          _mm512_srli_epi16(_mm512_and_si512(v, high8), 8 - W));
+      v = _mm512_madd_epi16(v, pairs);
+      v = _mm512_or_si512(
+          _mm512_and_si512(v, low32),
+          _mm512_srli_epi64(_mm512_andnot_si512(low32, v), 32 - 4 * W));
+      _mm512_mask_storeu_epi8(out + done / 8 * W,
+                              firstBytes((count * W + 7) / 8),
+                              _mm512_permutexvar_epi8(compact, v));
+    }
+  }
+};
+#endif
+
+#if VMPACK_X86_LEVEL >= 4
+#define VMPACK_X86_VECTOR V256
+#elif VMPACK_X86_LEVEL >= 3
+#define VMPACK_X86_VECTOR V256
+#else
+#define VMPACK_X86_VECTOR V128
+#endif
+
+template <uint32_t W> struct X86Kernels : Kernels<W> {
+  using Base = Kernels<W>;
+  static constexpr bool kVector = W < 8;
+  /// `word` is the `packed` layout when the words have no unused bits.
+  static constexpr bool kWordIsPacked =
+      Base::kPerWord * W == Base::kWordBits && W != 1;
+
+  static void byteToPacked(const uint8_t *in, uint8_t *out, uint64_t n) {
+    if constexpr (kVector) {
+#if VMPACK_X86_LEVEL >= 4
+      return Zmm<W>::pack(in, out, n);
+#else
+      uint64_t done = packBulk<VMPACK_X86_VECTOR, W>(in, out, n);
+      return Base::byteToPacked(in + done, out + done / 8 * W, n - done);
+#endif
+    }
+    Base::byteToPacked(in, out, n);
+  }
+
+  template <bool Signed>
+  static void unpack(const uint8_t *in, uint8_t *out, uint64_t n) {
+#if VMPACK_X86_LEVEL >= 4
+    Zmm<W>::template unpack<Signed>(in, out, n);
+#elif VMPACK_X86_LEVEL >= 2
+    uint64_t done = unpackBulk<VMPACK_X86_VECTOR, W, Signed>(in, out, n);
+    if constexpr (Signed)
+      Base::packedToInt8(in + done / 8 * W, out + done, n - done);
+    else
+      Base::packedToByte(in + done / 8 * W, out + done, n - done);
+#else
+    if constexpr (Signed)
+      Base::packedToInt8(in, out, n);
+    else
+      Base::packedToByte(in, out, n);
+#endif
+  }
+
+  static void packedToByte(const uint8_t *in, uint8_t *out, uint64_t n) {
+    if constexpr (kVector)
+      return unpack<false>(in, out, n);
+    Base::packedToByte(in, out, n);
+  }
+
+  static void packedToInt8(const uint8_t *in, uint8_t *out, uint64_t n) {
+    if constexpr (kVector)
+      return unpack<true>(in, out, n);
+    Base::packedToInt8(in, out, n);
+  }
+
+  static void byteToWord(const uint8_t *in, uint8_t *out, uint64_t n) {
+    if constexpr (kWordIsPacked && kVector)
+      return byteToPacked(in, out, n);
+    Base::byteToWord(in, out, n);
+  }
+
+  static void wordToByte(const uint8_t *in, uint8_t *out, uint64_t n) {
+    if constexpr (kWordIsPacked && kVector)
+      return packedToByte(in, out, n);
+    Base::wordToByte(in, out, n);
+  }
+};
+
+/// The loops that do not depend on W.
+struct X86Common : Common {
+#if VMPACK_X86_LEVEL >= 4
+  /// 16 floats per step: vpermi2ps looks up 32 table entries at once; bits
+  /// 5 ... 7 of the index pick among the 32-entry quarters.
+  template <unsigned Bits>
+  static void lookupWithTable(const uint8_t *in, const float *table, float *out,
+                              uint64_t n) {
+    constexpr unsigned kRegs = Bits <= 4 ? 1 : 1u << (Bits - 4);
+    __m512 t[kRegs];
+    for (unsigned r = 0; r < kRegs; ++r)
+      t[r] = _mm512_loadu_ps(table + 16 * r);
+    for (uint64_t done = 0; done < n; done += 16) {
+      uint64_t count = n - done < 16 ? n - done : 16;
+      __mmask16 m =
+          count == 16 ? __mmask16(0xFFFF) : __mmask16((1u << count) - 1);
+      __m512i idx = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, in + done));
+      __m512 v;
+      if constexpr (Bits <= 4) {
+        v = _mm512_permutexvar_ps(idx, t[0]);
+      } else {
+        __m512 quarter[kRegs / 2];
+        for (unsigned r = 0; r < kRegs / 2; ++r)
+          quarter[r] = _mm512_permutex2var_ps(t[2 * r], idx, t[2 * r + 1]);
+        for (unsigned bit = 5, width = kRegs / 2; width > 1;
+             ++bit, width /= 2) {
+          __mmask16 upper =
+              _mm512_test_epi32_mask(idx, _mm512_set1_epi32(1 << bit));
+          for (unsigned r = 0; r < width / 2; ++r)
+            quarter[r] =
+                _mm512_mask_blend_ps(upper, quarter[2 * r], quarter[2 * r + 1]);
+        }
+        v = quarter[0];
+      }
+      _mm512_mask_storeu_ps(out + done, m, v);
+    }
+  }
+
+  static void lookupFloat(const uint8_t *in, const float *table,
+                          unsigned tableBits, float *out, uint64_t n) {
+    switch (tableBits) {
+    case 1:
+    case 2:
+    case 3:
+    case 4:
+      return lookupWithTable<4>(in, table, out, n);
+    case 5:
+      return lookupWithTable<5>(in, table, out, n);
+    case 6:
+      return lookupWithTable<6>(in, table, out, n);
+    case 7:
+      return lookupWithTable<7>(in, table, out, n);
+    default:
+      return lookupWithTable<8>(in, table, out, n);
+    }
+  }
+#endif
+};
+
+#undef VMPACK_X86_VECTOR
+
+} // namespace vmpack::detail::VMPACK_KERNEL_NS
