@@ -38,8 +38,13 @@ struct BenchModule {
     auto writer = ArchiveWriter::create(path, {"bench", "vmpack", false});
     if (!writer)
       std::abort();
-    SegmentDesc d{"w", "tensor<67108864xi4>", *parseElementType("i4"),
-                  {int64_t(kElements)}, Encoding::Packed, kElements / 2};
+    SegmentDesc d;
+    d.name = "w";
+    d.mlirType = "tensor<67108864xi4>";
+    d.elementType = *parseElementType("i4");
+    d.shape = {int64_t(kElements)};
+    d.encoding = Encoding::Packed;
+    d.length = kElements / 2;
     if (!(*writer)->addSegment(d) || !(*writer)->beginData())
       std::abort();
     std::vector<uint8_t> chunk(1 << 20);

@@ -194,6 +194,19 @@ ArchiveWriter::create(const std::string &path, WriterOptions options) {
   return std::unique_ptr<ArchiveWriter>(new ArchiveWriter(std::move(impl)));
 }
 
+/// The record of a constant, from what segments and aliases share.
+static SegmentInfo toSegmentInfo(ConstantDesc &&desc) {
+  SegmentInfo s;
+  s.name = std::move(desc.name);
+  s.mlirType = std::move(desc.mlirType);
+  s.elementType = desc.elementType;
+  s.shape = std::move(desc.shape);
+  s.sourceKind = desc.sourceKind;
+  s.sourceKey = std::move(desc.sourceKey);
+  s.sourceAlignment = desc.sourceAlignment;
+  return s;
+}
+
 StatusOr<uint32_t> ArchiveWriter::addSegment(SegmentDesc desc) {
   if (impl->phase != ArchiveWriterImpl::Phase::Plan)
     return Status::error("addSegment('" + desc.name +
@@ -202,17 +215,10 @@ StatusOr<uint32_t> ArchiveWriter::addSegment(SegmentDesc desc) {
     return impl->currentError();
   if (impl->contents.segments.size() >= UINT32_MAX)
     return Status::error("too many segments");
-  SegmentInfo s;
-  s.name = std::move(desc.name);
-  s.mlirType = std::move(desc.mlirType);
-  s.elementType = desc.elementType;
-  s.shape = std::move(desc.shape);
+  SegmentInfo s = toSegmentInfo(std::move(desc));
   s.encoding = desc.encoding;
   s.length = desc.length;
   s.alignment = desc.alignment;
-  s.sourceKind = desc.sourceKind;
-  s.sourceKey = std::move(desc.sourceKey);
-  s.sourceAlignment = desc.sourceAlignment;
   if (Status st = validateSegment(s); !st)
     return st;
   if (!impl->names.insert(s.name).second)
@@ -232,15 +238,9 @@ Status ArchiveWriter::addAlias(AliasDesc desc) {
     return Status::error("alias '" + desc.name + "' refers to segment " +
                          std::to_string(desc.segment) + " of " +
                          std::to_string(c.segments.size()));
-  SegmentInfo a;
-  a.name = std::move(desc.name);
-  a.mlirType = std::move(desc.mlirType);
-  a.elementType = desc.elementType;
-  a.shape = std::move(desc.shape);
-  a.aliasOf = desc.segment;
-  a.sourceKind = desc.sourceKind;
-  a.sourceKey = std::move(desc.sourceKey);
-  a.sourceAlignment = desc.sourceAlignment;
+  uint32_t segment = desc.segment;
+  SegmentInfo a = toSegmentInfo(std::move(desc));
+  a.aliasOf = segment;
   if (Status st = validateAlias(a, c.segments[desc.segment]); !st)
     return Status::error("alias '" + a.name + "' of segment '" +
                          c.segments[desc.segment].name + "': " + st.message());

@@ -199,6 +199,20 @@ archive::Status writeChunk(archive::ArchiveWriter &writer,
   return writer.writeSegmentData(plan.id, outOffset, out, outSize);
 }
 
+/// What the index says of a constant, segment or alias.
+archive::ConstantDesc describe(const ConstantInfo &c) {
+  archive::ConstantDesc desc;
+  desc.name = c.segmentName;
+  desc.mlirType = typeToString(c.logicalType);
+  desc.elementType = c.elementType;
+  desc.shape.assign(c.logicalType.getShape().begin(),
+                    c.logicalType.getShape().end());
+  desc.sourceKind = archive::SourceKind(c.origin);
+  desc.sourceKey = c.resourceKey;
+  desc.sourceAlignment = c.resourceAlignment;
+  return desc;
+}
+
 /// Replaces every location of the program (ops and block arguments) by
 /// the unknown location, as MLIR's --strip-debuginfo does.
 void stripLocations(ModuleOp module) {
@@ -373,18 +387,11 @@ LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
       continue;
     const ConstantInfo &c = (*constants)[index];
     archive::SegmentDesc desc;
-    desc.name = c.segmentName;
-    desc.mlirType = typeToString(c.logicalType);
-    desc.elementType = c.elementType;
-    desc.shape.assign(c.logicalType.getShape().begin(),
-                      c.logicalType.getShape().end());
+    static_cast<archive::ConstantDesc &>(desc) = describe(c);
     desc.encoding = options.encoding;
     desc.length = *::vmpack::encodedSize(
         options.encoding, c.elementType.scalarBits(), c.numScalars);
     desc.alignment = options.alignment;
-    desc.sourceKind = archive::SourceKind(c.origin);
-    desc.sourceKey = c.resourceKey;
-    desc.sourceAlignment = c.resourceAlignment;
     uint64_t length = desc.length;
     auto id = writer.addSegment(std::move(desc));
     if (!id)
@@ -398,15 +405,8 @@ LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
       continue;
     const ConstantInfo &c = (*constants)[index];
     archive::AliasDesc desc;
-    desc.name = c.segmentName;
-    desc.mlirType = typeToString(c.logicalType);
-    desc.elementType = c.elementType;
-    desc.shape.assign(c.logicalType.getShape().begin(),
-                      c.logicalType.getShape().end());
+    static_cast<archive::ConstantDesc &>(desc) = describe(c);
     desc.segment = segmentOf[holder[index]];
-    desc.sourceKind = archive::SourceKind(c.origin);
-    desc.sourceKey = c.resourceKey;
-    desc.sourceAlignment = c.resourceAlignment;
     if (archive::Status status = writer.addAlias(std::move(desc)); !status)
       return c.op->emitError() << status.message();
   }

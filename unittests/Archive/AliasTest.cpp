@@ -24,45 +24,14 @@ using namespace vmpack::archive::testing;
 
 namespace {
 
-AliasDesc makeAlias(const std::string &name, const std::string &type,
-                    std::vector<int64_t> shape, uint32_t segment) {
-  AliasDesc a;
-  a.name = name;
-  a.elementType = *parseElementType(type);
-  a.mlirType = "tensor<" + type + ">";
-  a.shape = std::move(shape);
-  a.segment = segment;
-  a.sourceKind = SourceKind::DenseResource;
-  a.sourceKey = "blob";
-  a.sourceAlignment = 8;
-  return a;
-}
-
 /// Writes segments "s8" (4 x si8, packed) and "s4" (6 x i4, word) with the
 /// given aliases.
 Status writeWithAliases(const std::string &path,
                         std::vector<AliasDesc> aliases) {
-  auto writer = ArchiveWriter::create(path, WriterOptions{"m"});
-  if (!writer)
-    return writer.status();
   std::vector<SampleSegment> segments = {
       makeSegment("s8", "si8", {4}, Encoding::Packed, 64, 1),
       makeSegment("s4", "i4", {6}, Encoding::Word, 16, 2)};
-  for (const SampleSegment &s : segments)
-    if (auto id = (*writer)->addSegment(s.desc); !id)
-      return id.status();
-  for (AliasDesc &a : aliases)
-    if (Status st = (*writer)->addAlias(std::move(a)); !st)
-      return st;
-  (*writer)->setProgram("program");
-  if (Status st = (*writer)->beginData(); !st)
-    return st;
-  for (uint32_t i = 0; i < segments.size(); ++i)
-    if (Status st = (*writer)->writeSegmentData(
-            i, 0, segments[i].bytes.data(), segments[i].bytes.size());
-        !st)
-      return st;
-  return (*writer)->finish();
+  return writeModule(path, "m", segments, "program", 1, 1, aliases);
 }
 
 TEST(Alias, ReadBackAsConstantsOverTheSegmentsBytes) {

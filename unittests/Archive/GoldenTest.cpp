@@ -92,8 +92,14 @@ std::vector<uint8_t> writeGolden(const std::string &path) {
   options.moduleName = "golden";
   auto writer = ArchiveWriter::create(path, options);
   EXPECT_TRUE(writer.isOk());
-  SegmentDesc d{"w",  "tensor<4xi4>",   *parseElementType("i4"), {4},
-                Encoding::Packed, 2, 64};
+  SegmentDesc d;
+  d.name = "w";
+  d.mlirType = "tensor<4xi4>";
+  d.elementType = *parseElementType("i4");
+  d.shape = {4};
+  d.encoding = Encoding::Packed;
+  d.length = 2;
+  d.alignment = 64;
   EXPECT_TRUE((*writer)->addSegment(d).isOk());
   (*writer)->setProgram("prog");
   EXPECT_TRUE((*writer)->beginData().isOk());

@@ -90,22 +90,29 @@ std::vector<SampleSegment> vmpack::archive::testing::smallSampleSegments() {
   return segments;
 }
 
+AliasDesc vmpack::archive::testing::makeAlias(const std::string &name,
+                                              const std::string &type,
+                                              std::vector<int64_t> shape,
+                                              uint32_t segment,
+                                              const std::string &sourceKey) {
+  AliasDesc a;
+  a.name = name;
+  a.elementType = *parseElementType(type);
+  a.mlirType = "tensor<";
+  for (int64_t d : shape)
+    a.mlirType += std::to_string(d) + "x";
+  a.mlirType += type + ">";
+  a.shape = std::move(shape);
+  a.segment = segment;
+  a.sourceKind = SourceKind::DenseResource;
+  a.sourceKey = sourceKey;
+  a.sourceAlignment = 16;
+  return a;
+}
+
 std::vector<AliasDesc> vmpack::archive::testing::smallSampleAliases() {
-  AliasDesc unsignedView;
-  unsignedView.name = "w_u";
-  unsignedView.mlirType = "tensor<15xui4>";
-  unsignedView.elementType = *parseElementType("ui4");
-  unsignedView.shape = {15};
-  unsignedView.segment = 0;
-  unsignedView.sourceKind = SourceKind::DenseResource;
-  unsignedView.sourceKey = "w_blob";
-  unsignedView.sourceAlignment = 16;
-  AliasDesc transposed = unsignedView;
-  transposed.name = "w_t";
-  transposed.mlirType = "tensor<3x5xsi4>";
-  transposed.elementType = *parseElementType("si4");
-  transposed.shape = {3, 5};
-  return {unsignedView, transposed};
+  return {makeAlias("w_u", "ui4", {15}, 0, "w_blob"),
+          makeAlias("w_t", "si4", {3, 5}, 0, "w_blob")};
 }
 
 Status vmpack::archive::testing::writeModule(

@@ -42,6 +42,12 @@ std::vector<SampleSegment> sampleSegments();
 /// vmpack-dump.
 std::vector<SampleSegment> smallSampleSegments();
 
+/// An alias named `name` of segment number `segment`, of element type
+/// `type` (MLIR spelling) and `shape`, read from resource `sourceKey`.
+AliasDesc makeAlias(const std::string &name, const std::string &type,
+                    std::vector<int64_t> shape, uint32_t segment,
+                    const std::string &sourceKey = "blob");
+
 /// Aliases for smallSampleSegments() (format version 2): "w" read as 15 x
 /// ui4 and as 3x5 si4, so that damage to alias records is exercised too.
 std::vector<AliasDesc> smallSampleAliases();

@@ -175,19 +175,9 @@ TEST(RuntimeAliases, FindAndUnpackEveryAliasWithItsOwnType) {
   ScratchDir dir;
   std::vector<SampleSegment> segments = {
       makeSegment("s", "si8", {4}, Encoding::Packed, 64, 7)};
-  AliasDesc u;
-  u.name = "u";
-  u.mlirType = "tensor<4xui8>";
-  u.elementType = *parseElementType("ui8");
-  u.shape = {4};
-  u.segment = 0;
-  AliasDesc square = u;
-  square.name = "square";
-  square.mlirType = "tensor<2x2xi8>";
-  square.elementType = *parseElementType("i8");
-  square.shape = {2, 2};
   ASSERT_TRUE(writeModule(dir.path("m.vmpk"), "tied", segments, "", 1, 1,
-                          {u, square})
+                          {makeAlias("u", "ui8", {4}, 0),
+                           makeAlias("square", "i8", {2, 2}, 0)})
                   .isOk());
   vmpack_module_t *module = nullptr;
   ASSERT_EQ(vmpack_module_open_file(dir.path("m.vmpk").c_str(), &module),

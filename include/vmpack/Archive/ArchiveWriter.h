@@ -29,34 +29,32 @@
 
 namespace vmpack::archive {
 
-/// A segment to be written. `length` must equal the encoded size of `shape`
-/// in `encoding` (checked by addSegment).
-struct SegmentDesc {
+/// What segments and aliases both say of a constant: its name, logical
+/// type and where the compiler found it.
+struct ConstantDesc {
   std::string name;
   std::string mlirType;
   vmpack::ElementType elementType;
   std::vector<int64_t> shape;
-  vmpack::Encoding encoding;
-  uint64_t length;
-  uint32_t alignment = kDefaultSegmentAlignment;
   SourceKind sourceKind = SourceKind::Dense;
   std::string sourceKey;
   uint32_t sourceAlignment = 0;
+};
+
+/// A segment to be written. `length` must equal the encoded size of `shape`
+/// in `encoding` (checked by addSegment).
+struct SegmentDesc : ConstantDesc {
+  vmpack::Encoding encoding;
+  uint64_t length;
+  uint32_t alignment = kDefaultSegmentAlignment;
 };
 
 /// A constant stored in an earlier segment's bytes (format version 2):
 /// its own name, type and source; `segment` is the number addSegment
 /// returned. The segment's length must be exactly the alias's encoded size
 /// in the segment's encoding (checked by addAlias).
-struct AliasDesc {
-  std::string name;
-  std::string mlirType;
-  vmpack::ElementType elementType;
-  std::vector<int64_t> shape;
+struct AliasDesc : ConstantDesc {
   uint32_t segment = 0;
-  SourceKind sourceKind = SourceKind::Dense;
-  std::string sourceKey;
-  uint32_t sourceAlignment = 0;
 };
 
 struct WriterOptions {
