@@ -82,6 +82,21 @@ static Status readShape(const flatbuffers::Vector<int64_t> *shape,
   return Status::ok();
 }
 
+/// The fields segment and alias records share (fb::Segment, fb::Alias).
+template <typename Record>
+static Status readConstant(const Record *r, SegmentInfo &s,
+                           const std::string &what) {
+  s.name = toStdString(r->name());
+  s.mlirType = toStdString(r->mlir_type());
+  s.elementType.scalar.kind = ScalarKind(r->scalar_kind());
+  s.elementType.scalar.width = r->scalar_width();
+  s.elementType.isComplex = r->is_complex();
+  s.sourceKind = SourceKind(r->source_kind());
+  s.sourceKey = toStdString(r->source_key());
+  s.sourceAlignment = r->source_alignment();
+  return readShape(r->shape(), s.shape, what);
+}
+
 StatusOr<ModuleContents>
 vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
   if (size < 8 || !fb::ModuleBufferHasIdentifier(data))
@@ -123,23 +138,13 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
     for (flatbuffers::uoffset_t i = 0; i < segments->size(); ++i) {
       const fb::Segment *fs = segments->Get(i);
       SegmentInfo s;
-      s.name = toStdString(fs->name());
-      s.mlirType = toStdString(fs->mlir_type());
-      s.elementType.scalar.kind = ScalarKind(fs->scalar_kind());
-      s.elementType.scalar.width = fs->scalar_width();
-      s.elementType.isComplex = fs->is_complex();
-      if (Status st =
-              readShape(fs->shape(), s.shape, "segment " + std::to_string(i));
-          !st)
+      if (Status st = readConstant(fs, s, "segment " + std::to_string(i)); !st)
         return st;
       s.encoding = Encoding(fs->encoding());
       s.offset = fs->offset();
       s.length = fs->length();
       s.alignment = fs->alignment();
       s.checksum = fs->checksum();
-      s.sourceKind = SourceKind(fs->source_kind());
-      s.sourceKey = toStdString(fs->source_key());
-      s.sourceAlignment = fs->source_alignment();
       if (Status st = validateSegment(s); !st)
         return Status::error("index: segment " + std::to_string(i) + ": " +
                              st.message());
@@ -157,17 +162,9 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
       const fb::Alias *fa = aliases->Get(i);
       std::string what = "alias " + std::to_string(i);
       SegmentInfo a;
-      a.name = toStdString(fa->name());
-      a.mlirType = toStdString(fa->mlir_type());
-      a.elementType.scalar.kind = ScalarKind(fa->scalar_kind());
-      a.elementType.scalar.width = fa->scalar_width();
-      a.elementType.isComplex = fa->is_complex();
-      if (Status st = readShape(fa->shape(), a.shape, what); !st)
+      if (Status st = readConstant(fa, a, what); !st)
         return st;
       a.aliasOf = fa->segment();
-      a.sourceKind = SourceKind(fa->source_kind());
-      a.sourceKey = toStdString(fa->source_key());
-      a.sourceAlignment = fa->source_alignment();
       if (a.aliasOf >= c.segments.size())
         return Status::error("index: " + what + " refers to segment " +
                              std::to_string(a.aliasOf) + " of " +
