@@ -1,4 +1,4 @@
-//===- ArchiveWriter.cpp - Writing a module archive --------------------------===//
+//===- ArchiveWriter.cpp - Writing a module archive -----------------------===//
 //
 // The layout is planned in beginData(), before any data exists: segment
 // sizes are declared, and the index's size does not depend on the values
@@ -11,19 +11,15 @@
 
 #include "vmpack/Archive/ArchiveWriter.h"
 
-#include "FileIO.h"
 #include "ModuleIndex.h"
 #include "vmpack/Archive/Checksum.h"
+#include "vmpack/Archive/FileIO.h"
 #include "vmpack/Archive/SegmentInfo.h"
 #include "vmpack/Archive/ZipLayout.h"
 
 #include <atomic>
-#include <cerrno>
-#include <csignal>
-#include <fcntl.h>
 #include <map>
 #include <mutex>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_set>
 
@@ -163,34 +159,14 @@ ArchiveWriter::~ArchiveWriter() {
 
 StatusOr<std::unique_ptr<ArchiveWriter>>
 ArchiveWriter::create(const std::string &path, WriterOptions options) {
-  if (path.empty())
-    return Status::error("empty output path");
-  // A file-size limit must surface as EFBIG from pwrite, not kill us.
-  std::signal(SIGXFSZ, SIG_IGN);
-
   auto impl = std::make_unique<ArchiveWriterImpl>();
   impl->path = path;
   impl->options = std::move(options);
   impl->contents.moduleName = impl->options.moduleName;
   impl->contents.producer = impl->options.producer;
   impl->contents.program.name = std::string(kProgramEntryName);
-
-  static std::atomic<uint64_t> counter{0};
-  for (int attempt = 0;; ++attempt) {
-    std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                       std::to_string(counter++);
-    // 0666 minus the umask, like any file the user creates.
-    int fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) {
-      impl->fd = fd;
-      impl->tempPath = temp;
-      break;
-    }
-    if (errno != EEXIST || attempt > 100)
-      return Status::error("cannot create a temporary file in '" +
-                           parentDirectory(path) + "' for '" + path +
-                           "': " + errnoText(errno));
-  }
+  if (Status st = createTempFileBeside(path, impl->fd, impl->tempPath); !st)
+    return st;
   return std::unique_ptr<ArchiveWriter>(new ArchiveWriter(std::move(impl)));
 }
 
@@ -279,20 +255,11 @@ Status ArchiveWriter::beginData() {
 
   // Reserve every block now, so that a full disk or a file-size limit is
   // reported here rather than halfway through the data.
-  int err = ::posix_fallocate(w.fd, 0, off_t(w.plan.fileSize));
-  if (err == EOPNOTSUPP || err == ENOSYS || err == EINVAL) {
-    if (::ftruncate(w.fd, off_t(w.plan.fileSize)) != 0)
-      err = errno;
-    else
-      err = 0;
-  }
-  if (err != 0)
-    return w.fail(Status::error(
-        "cannot reserve " + std::to_string(w.plan.fileSize) + " bytes for '" +
-        w.path + "': " + errnoText(err)));
+  if (Status st = reserveFileSpace(w.fd, w.plan.fileSize, w.path); !st)
+    return w.fail(st);
   if (Status st = pwriteAll(w.fd, w.programBytes.data(), w.programBytes.size(),
-                            c.program.offset, "writing the program of '" +
-                                                  w.path + "'");
+                            c.program.offset,
+                            "writing the program of '" + w.path + "'");
       !st)
     return w.fail(st);
   w.programBytes.clear();
@@ -316,16 +283,16 @@ Status ArchiveWriter::writeSegmentData(uint32_t segment,
   uint64_t end;
   if (__builtin_add_overflow(offsetInSegment, uint64_t(size), &end) ||
       end > s.length)
-    return w.fail(Status::error(
-        "segment '" + s.name + "': chunk [" + std::to_string(offsetInSegment) +
-        ", +" + std::to_string(size) + ") exceeds its length " +
-        std::to_string(s.length)));
+    return w.fail(Status::error("segment '" + s.name + "': chunk [" +
+                                std::to_string(offsetInSegment) + ", +" +
+                                std::to_string(size) + ") exceeds its length " +
+                                std::to_string(s.length)));
   if (size == 0)
     return Status::ok();
   uint32_t crc = crc32Update(0, data, size);
-  if (Status st = pwriteAll(w.fd, data, size, s.offset + offsetInSegment,
-                            "writing segment '" + s.name + "' to '" + w.path +
-                                "'");
+  if (Status st =
+          pwriteAll(w.fd, data, size, s.offset + offsetInSegment,
+                    "writing segment '" + s.name + "' to '" + w.path + "'");
       !st)
     return w.fail(st);
   if (Status st = w.recordPiece(segment, offsetInSegment, end, crc); !st)
@@ -366,9 +333,9 @@ Status ArchiveWriter::finish() {
         !st)
       return w.fail(st);
   }
-  if (Status st = pwriteAll(w.fd, index.data(), index.size(),
-                            indexPlacement.dataOffset,
-                            "writing the index to '" + w.path + "'");
+  if (Status st =
+          pwriteAll(w.fd, index.data(), index.size(), indexPlacement.dataOffset,
+                    "writing the index to '" + w.path + "'");
       !st)
     return w.fail(st);
   Trailer trailer;
@@ -378,40 +345,22 @@ Status ArchiveWriter::finish() {
   trailer.indexChecksum = indexCrc;
   std::string tail =
       centralDirectoryAndEndBytes(w.entries, w.plan, formatTrailer(trailer));
-  if (Status st = pwriteAll(w.fd, tail.data(), tail.size(),
-                            w.plan.centralDirectoryOffset,
-                            "writing the central directory to '" + w.path +
-                                "'");
+  if (Status st = pwriteAll(
+          w.fd, tail.data(), tail.size(), w.plan.centralDirectoryOffset,
+          "writing the central directory to '" + w.path + "'");
       !st)
     return w.fail(st);
 
-  if (w.options.fsync && ::fsync(w.fd) != 0)
-    return w.fail(Status::error("fsync of '" + w.tempPath +
-                                "': " + errnoText(errno)));
   int fd = w.fd;
   w.fd = -1;
-  if (::close(fd) != 0)
-    return w.fail(Status::error("closing '" + w.tempPath +
-                                "': " + errnoText(errno)));
-  if (::rename(w.tempPath.c_str(), w.path.c_str()) != 0)
-    return w.fail(Status::error("renaming '" + w.tempPath + "' to '" + w.path +
-                                "': " + errnoText(errno)));
-  w.phase = ArchiveWriterImpl::Phase::Finished;
-  if (w.options.fsync) {
-    // Make the rename itself durable.
-    std::string dir = parentDirectory(w.path);
-    int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dirFd < 0)
-      return Status::error("opening directory '" + dir +
-                           "' to fsync it: " + errnoText(errno));
-    int rc = ::fsync(dirFd);
-    int err = errno;
-    ::close(dirFd);
-    if (rc != 0)
-      return Status::error("fsync of directory '" + dir +
-                           "': " + errnoText(err));
-  }
-  return Status::ok();
+  bool renamed = false;
+  Status committed =
+      commitTempFile(fd, w.tempPath, w.path, w.options.fsync, renamed);
+  if (renamed)
+    w.phase = ArchiveWriterImpl::Phase::Finished;
+  else if (!committed)
+    return w.fail(committed);
+  return committed;
 }
 
 uint64_t ArchiveWriter::plannedFileSize() const { return impl->plan.fileSize; }

@@ -2,7 +2,7 @@
 
 #include "vmpack/Archive/MappedFile.h"
 
-#include "FileIO.h"
+#include "vmpack/Archive/FileIO.h"
 
 #include <cerrno>
 #include <fcntl.h>
