@@ -5,6 +5,10 @@
  * their stored bytes, and unpacks elements into int8/int16/int32/float32
  * arrays. Plain C11; no MLIR or LLVM anywhere.
  *
+ * The same calls open an IREE parameter archive (.irpa, docs/irpa.md),
+ * recognised by its first bytes "IRPA". Its entries appear as segments
+ * without types: see vmpack_segment_kind_t.
+ *
  * Errors: every fallible call returns a vmpack_status_t. On failure, a
  * message saying what went wrong and where is available from
  * vmpack_last_error() on the same thread until its next failing call.
@@ -76,8 +80,33 @@ typedef enum vmpack_scalar_kind {
 typedef enum vmpack_encoding {
   VMPACK_ENCODING_PACKED = 0,
   VMPACK_ENCODING_WORD = 1,
-  VMPACK_ENCODING_BYTE = 2
+  VMPACK_ENCODING_BYTE = 2,
+  VMPACK_ENCODING_NONE = 3 /* untyped bytes (.irpa entries) */
 } vmpack_encoding_t;
+
+/* The kind of file a module was opened from. */
+typedef enum vmpack_container {
+  VMPACK_CONTAINER_VMPK = 0, /* a vmpack module archive (docs/format.md) */
+  VMPACK_CONTAINER_IRPA = 1  /* an IREE parameter archive (docs/irpa.md) */
+} vmpack_container_t;
+
+/* What a segment is. A .vmpk segment is typed. An .irpa entry carries no
+ * element type, shape or encoding (the format has none, and vmpack does not
+ * guess): its info has mlir_type = element_type = "", scalar_kind 0,
+ * scalar_bits 0, is_complex 0, rank 0, shape NULL, element_count 0,
+ * encoding VMPACK_ENCODING_NONE, checksum 0 (.irpa has no checksums),
+ * source_kind VMPACK_SOURCE_DENSE, source_key "", source_alignment 0,
+ * is_alias 0, and
+ * alignment is the entry's minimum alignment (0: unspecified). */
+typedef enum vmpack_segment_kind {
+  VMPACK_SEGMENT_TYPED = 0,
+  /* Bytes stored in the file: data, offset and length as for typed
+   * segments. */
+  VMPACK_SEGMENT_UNTYPED_DATA = 1,
+  /* No stored bytes: `length` bytes of splat_pattern repeated; data is
+   * NULL and offset 0. */
+  VMPACK_SEGMENT_UNTYPED_SPLAT = 2
+} vmpack_segment_kind_t;
 
 typedef enum vmpack_source_kind {
   VMPACK_SOURCE_DENSE = 0,
@@ -121,17 +150,26 @@ typedef struct vmpack_segment_info {
    * `length`, `encoding`, `alignment` and `checksum` are that segment's. */
   int is_alias;
   size_t alias_of;
+  /* Added for .irpa; after the fields above so that their layout is
+   * unchanged. */
+  vmpack_segment_kind_t kind;
+  const uint8_t *splat_pattern;    /* splats: the pattern; else NULL      */
+  uint32_t splat_pattern_length;   /* splats: 1, 2, 4, 8 or 16; else 0    */
+  const void *metadata;            /* .irpa: the entry's opaque metadata  */
+  uint64_t metadata_length;        /* (NULL and 0 when it has none)       */
 } vmpack_segment_info_t;
 
 typedef struct vmpack_module vmpack_module_t;
 
 /* Maps `path` read-only and performs the structural verification (time
- * proportional to the index, not the data). */
+ * proportional to the index, not the data). A .vmpk or an .irpa, by its
+ * first bytes; an .irpa's offsets are all checked to lie inside the file
+ * and their segments (docs/irpa.md, "Reading"). */
 vmpack_status_t vmpack_module_open_file(const char *path,
                                         vmpack_module_t **out_module);
 
-/* The same over [data, data + size), which must be 16-byte aligned and
- * outlive the module. Nothing is copied. */
+/* The same over [data, data + size), which must outlive the module and,
+ * for a .vmpk, be 16-byte aligned. Nothing is copied. */
 vmpack_status_t vmpack_module_open_memory(const void *data, size_t size,
                                           vmpack_module_t **out_module);
 
@@ -141,15 +179,24 @@ void vmpack_module_close(vmpack_module_t *module);
 /* Full verification: the CRC-32 of every segment and of the program, all
  * padding zero, every byte of the file accounted for. Uses up to `threads`
  * threads (0: one per hardware thread). VMPACK_ERROR_CHECKSUM names the
- * damaged entry and its byte range. */
+ * damaged entry and its byte range.
+ * An .irpa has no checksums: verification checks its layout instead (no
+ * overlapping segments or entries, data at its minimum alignment) and
+ * returns VMPACK_ERROR_FORMAT on a violation; damaged data goes unseen. */
 vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
                                      unsigned threads);
 
+/* VMPACK_CONTAINER_VMPK for a null module. */
+vmpack_container_t vmpack_module_container(const vmpack_module_t *module);
+
+/* Name and producer are "" for an .irpa; its format version is the
+ * archive's major version (0). */
 const char *vmpack_module_name(const vmpack_module_t *module);
 const char *vmpack_module_producer(const vmpack_module_t *module);
 uint32_t vmpack_module_format_version(const vmpack_module_t *module);
 
-/* The program entry's bytes (MLIR bytecode; opaque to the runtime). */
+/* The program entry's bytes (MLIR bytecode; opaque to the runtime).
+ * VMPACK_ERROR_UNSUPPORTED for an .irpa, which has no program. */
 vmpack_status_t vmpack_module_program(const vmpack_module_t *module,
                                       const void **out_data,
                                       uint64_t *out_length);
@@ -172,7 +219,9 @@ vmpack_status_t vmpack_module_find_segment(const vmpack_module_t *module,
  * (`dst_size` bytes): integers widen sign-aware (iN, siN, index sign-extend;
  * uiN zero-extends) to int8/16/32 when W fits; float kinds of at most 32
  * bits decode to float32. A complex element produces two values (real,
- * imaginary). Needs dst_size >= count * values per element * dtype size. */
+ * imaginary). Needs dst_size >= count * values per element * dtype size.
+ * Untyped segments (.irpa) give VMPACK_ERROR_UNSUPPORTED: use their bytes
+ * (`data`) or pattern directly. */
 vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
                                       size_t index, uint64_t first,
                                       uint64_t count, vmpack_dtype_t dtype,

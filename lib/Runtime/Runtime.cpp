@@ -1,8 +1,8 @@
 //===- Runtime.cpp - The C API over the archive reader --------------------===//
 //
 // A thin layer: argument checking, status codes and the thread-local error
-// message. All format knowledge lives in lib/Archive and all element
-// knowledge in lib/Pack.
+// message. All format knowledge lives in lib/Archive (.vmpk) and lib/Formats
+// (.irpa), and all element knowledge in lib/Pack.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +10,7 @@
 
 #include "vmpack/Archive/ArchiveReader.h"
 #include "vmpack/Archive/MappedFile.h"
+#include "vmpack/Formats/IrpaReader.h"
 #include "vmpack/Pack/Convert.h"
 
 #include <new>
@@ -18,10 +19,20 @@
 
 using namespace vmpack;
 using namespace vmpack::archive;
+using vmpack::formats::IrpaEntry;
+using vmpack::formats::IrpaEntryKind;
+using vmpack::formats::IrpaReader;
 
+static_assert(VMPACK_ENCODING_PACKED == int(Encoding::Packed) &&
+                  VMPACK_ENCODING_WORD == int(Encoding::Word) &&
+                  VMPACK_ENCODING_BYTE == int(Encoding::Byte),
+              "vmpack_encoding_t follows vmpack::Encoding");
+
+/// Exactly one of `reader` (.vmpk) and `irpa` is set.
 struct vmpack_module {
   std::unique_ptr<MappedFile> file; // null when opened from memory
   std::unique_ptr<ArchiveReader> reader;
+  std::unique_ptr<IrpaReader> irpa;
   std::vector<std::string> elementTypeNames;
 };
 
@@ -41,8 +52,17 @@ vmpack_status_t invalid(const char *function, const char *what) {
 
 vmpack_status_t finishOpen(std::unique_ptr<MappedFile> file,
                            const uint8_t *data, size_t size,
-                           const std::string &where,
-                           vmpack_module_t **out) {
+                           const std::string &where, vmpack_module_t **out) {
+  if (vmpack::formats::irpa::hasMagic(data, size)) {
+    StatusOr<std::unique_ptr<IrpaReader>> irpa = IrpaReader::open(data, size);
+    if (!irpa)
+      return fail(VMPACK_ERROR_FORMAT, where + irpa.status().message());
+    auto module = std::make_unique<vmpack_module>();
+    module->file = std::move(file);
+    module->irpa = std::move(*irpa);
+    *out = module.release();
+    return VMPACK_OK;
+  }
   StatusOr<std::unique_ptr<ArchiveReader>> reader =
       ArchiveReader::open(data, size);
   if (!reader)
@@ -64,6 +84,41 @@ Encoding effectiveEncoding(const SegmentInfo &s) {
   if (s.encoding == Encoding::Word && (w == 2 || w == 4))
     return Encoding::Packed;
   return s.encoding;
+}
+
+size_t segmentCount(const vmpack_module_t &m) {
+  return m.irpa ? m.irpa->numEntries() : m.reader->numConstants();
+}
+
+vmpack_status_t badIndex(const vmpack_module_t &m, size_t index) {
+  return fail(VMPACK_ERROR_OUT_OF_RANGE,
+              "segment index " + std::to_string(index) + " >= count " +
+                  std::to_string(segmentCount(m)));
+}
+
+void irpaSegmentInfo(const IrpaReader &irpa, size_t index,
+                     vmpack_segment_info_t &i) {
+  const IrpaEntry &e = irpa.entry(index);
+  bool splat = e.kind == IrpaEntryKind::Splat;
+  i = vmpack_segment_info_t();
+  i.name = e.key.c_str();
+  i.name_length = e.key.size();
+  i.mlir_type = "";
+  i.element_type = "";
+  i.scalar_kind = vmpack_scalar_kind_t(0);
+  i.encoding = VMPACK_ENCODING_NONE;
+  i.data = irpa.entryData(index);
+  i.offset = e.offset;
+  i.length = e.length;
+  // The reader caps minimum alignments at 2^30.
+  i.alignment = uint32_t(e.minimumAlignment);
+  i.source_kind = VMPACK_SOURCE_DENSE;
+  i.source_key = "";
+  i.kind = splat ? VMPACK_SEGMENT_UNTYPED_SPLAT : VMPACK_SEGMENT_UNTYPED_DATA;
+  i.splat_pattern = irpa.splatPattern(index);
+  i.splat_pattern_length = splat ? e.patternLength : 0;
+  i.metadata = e.metadata.empty() ? nullptr : e.metadata.data();
+  i.metadata_length = e.metadata.size();
 }
 
 } // namespace
@@ -137,6 +192,12 @@ vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
                                      unsigned threads) {
   if (!module)
     return invalid("vmpack_module_verify", "null module");
+  if (module->irpa) {
+    Status st = module->irpa->verifyLayout();
+    if (!st)
+      return fail(VMPACK_ERROR_FORMAT, st.message());
+    return VMPACK_OK;
+  }
   try {
     Status st = module->reader->verifyContents(threads);
     if (!st)
@@ -149,16 +210,23 @@ vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
   }
 }
 
+vmpack_container_t vmpack_module_container(const vmpack_module_t *module) {
+  return module && module->irpa ? VMPACK_CONTAINER_IRPA : VMPACK_CONTAINER_VMPK;
+}
+
 const char *vmpack_module_name(const vmpack_module_t *module) {
-  return module ? module->reader->moduleName().c_str() : "";
+  return module && module->reader ? module->reader->moduleName().c_str() : "";
 }
 
 const char *vmpack_module_producer(const vmpack_module_t *module) {
-  return module ? module->reader->producer().c_str() : "";
+  return module && module->reader ? module->reader->producer().c_str() : "";
 }
 
 uint32_t vmpack_module_format_version(const vmpack_module_t *module) {
-  return module ? module->reader->formatVersion() : 0;
+  if (!module)
+    return 0;
+  return module->irpa ? module->irpa->versionMajor()
+                      : module->reader->formatVersion();
 }
 
 vmpack_status_t vmpack_module_program(const vmpack_module_t *module,
@@ -166,13 +234,17 @@ vmpack_status_t vmpack_module_program(const vmpack_module_t *module,
                                       uint64_t *out_length) {
   if (!module || !out_data || !out_length)
     return invalid("vmpack_module_program", "null argument");
+  if (module->irpa)
+    return fail(VMPACK_ERROR_UNSUPPORTED,
+                "vmpack_module_program: an IREE parameter archive has no "
+                "program");
   *out_data = module->reader->programData();
   *out_length = module->reader->program().length;
   return VMPACK_OK;
 }
 
 size_t vmpack_module_segment_count(const vmpack_module_t *module) {
-  return module ? module->reader->numConstants() : 0;
+  return module ? segmentCount(*module) : 0;
 }
 
 vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
@@ -180,10 +252,12 @@ vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
                                            vmpack_segment_info_t *out_info) {
   if (!module || !out_info)
     return invalid("vmpack_module_segment_info", "null argument");
-  if (index >= module->reader->numConstants())
-    return fail(VMPACK_ERROR_OUT_OF_RANGE,
-                "segment index " + std::to_string(index) + " >= count " +
-                    std::to_string(module->reader->numConstants()));
+  if (index >= segmentCount(*module))
+    return badIndex(*module, index);
+  if (module->irpa) {
+    irpaSegmentInfo(*module->irpa, index, *out_info);
+    return VMPACK_OK;
+  }
   const SegmentInfo &s = module->reader->constant(index);
   vmpack_segment_info_t &i = *out_info;
   i.name = s.name.c_str();
@@ -207,21 +281,29 @@ vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
   i.source_alignment = s.sourceAlignment;
   i.is_alias = s.isAlias ? 1 : 0;
   i.alias_of = s.aliasOf;
+  i.kind = VMPACK_SEGMENT_TYPED;
+  i.splat_pattern = nullptr;
+  i.splat_pattern_length = 0;
+  i.metadata = nullptr;
+  i.metadata_length = 0;
   return VMPACK_OK;
 }
 
 vmpack_status_t vmpack_module_find_segment(const vmpack_module_t *module,
-                                           const char *name,
-                                           size_t name_length,
+                                           const char *name, size_t name_length,
                                            size_t *out_index) {
   if (!module || (!name && name_length) || !out_index)
     return invalid("vmpack_module_find_segment", "null argument");
-  std::optional<size_t> found = module->reader->findConstant(
-      std::string_view(name ? name : "", name_length));
+  std::string_view key(name ? name : "", name_length);
+  std::optional<size_t> found = module->irpa
+                                    ? module->irpa->findEntry(key)
+                                    : module->reader->findConstant(key);
   if (!found)
-    return fail(VMPACK_ERROR_NOT_FOUND,
-                "no segment named '" +
-                    printableName(std::string_view(name ? name : "", name_length)) + "'");
+    return fail(
+        VMPACK_ERROR_NOT_FOUND,
+        "no segment named '" +
+            printableName(std::string_view(name ? name : "", name_length)) +
+            "'");
   *out_index = *found;
   return VMPACK_OK;
 }
@@ -232,10 +314,13 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
                                       void *dst, size_t dst_size) {
   if (!module || (!dst && count))
     return invalid("vmpack_segment_unpack", "null argument");
-  if (index >= module->reader->numConstants())
-    return fail(VMPACK_ERROR_OUT_OF_RANGE,
-                "segment index " + std::to_string(index) + " >= count " +
-                    std::to_string(module->reader->numConstants()));
+  if (index >= segmentCount(*module))
+    return badIndex(*module, index);
+  if (module->irpa)
+    return fail(VMPACK_ERROR_UNSUPPORTED,
+                "segment '" + printableName(module->irpa->entry(index).key) +
+                    "': an IREE parameter archive stores no element type, so "
+                    "its entries cannot be unpacked (read their bytes)");
   const SegmentInfo &s = module->reader->constant(index);
   uint64_t end;
   if (__builtin_add_overflow(first, count, &end) || end > s.numElements)
@@ -262,8 +347,9 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
   uint64_t scalarFirst = first * perElement, scalarCount = count * perElement;
   if (scalarCount > SIZE_MAX / dstBytes || scalarCount * dstBytes > dst_size)
     return fail(VMPACK_ERROR_BUFFER_TOO_SMALL,
-                "segment '" + printableName(s.name) + "': " + std::to_string(scalarCount) +
-                    " values need " + std::to_string(scalarCount * dstBytes) +
+                "segment '" + printableName(s.name) +
+                    "': " + std::to_string(scalarCount) + " values need " +
+                    std::to_string(scalarCount * dstBytes) +
                     " bytes, the destination has " + std::to_string(dst_size));
   if (count == 0)
     return VMPACK_OK;
@@ -273,7 +359,8 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
   if (dtype == VMPACK_DTYPE_FLOAT32) {
     if (!scalar.isFloat() || !floatFormat(scalar.kind))
       return fail(VMPACK_ERROR_UNSUPPORTED,
-                  "segment '" + printableName(s.name) + "': " + toString(s.elementType) +
+                  "segment '" + printableName(s.name) +
+                      "': " + toString(s.elementType) +
                       " does not decode to float32 (only float types of at "
                       "most 32 bits do)");
     unpackToFloat32(encoding, scalar.kind, src, scalarFirst, scalarCount,
@@ -281,11 +368,12 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
     return VMPACK_OK;
   }
   if (!scalar.isInteger() || scalar.width > 8 * dstBytes)
-    return fail(VMPACK_ERROR_UNSUPPORTED,
-                "segment '" + printableName(s.name) + "': " + toString(s.elementType) +
-                    " does not fit int" + std::to_string(8 * dstBytes));
-  unpackToInt(encoding, scalar.width, scalar.isSignExtended(), src,
-              scalarFirst, scalarCount, dst, dstBytes);
+    return fail(VMPACK_ERROR_UNSUPPORTED, "segment '" + printableName(s.name) +
+                                              "': " + toString(s.elementType) +
+                                              " does not fit int" +
+                                              std::to_string(8 * dstBytes));
+  unpackToInt(encoding, scalar.width, scalar.isSignExtended(), src, scalarFirst,
+              scalarCount, dst, dstBytes);
   return VMPACK_OK;
 }
 
