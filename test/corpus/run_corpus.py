@@ -16,7 +16,8 @@
 # listing the cases.
 #
 # Cases that mlir-opt cannot parse (custom syntax of an unregistered
-# dialect) are compiled from text only.
+# dialect) are compiled from text only; cases that are bytecode already
+# (.mlirbc, .mlir.bc: written by another producer) from bytecode only.
 
 import argparse
 import concurrent.futures
@@ -61,11 +62,15 @@ def read_expected(path):
     return expected
 
 
+def is_bytecode(name):
+    return name.endswith(".mlirbc") or name.endswith(".mlir.bc")
+
+
 def find_cases(root):
     cases = []
     for dirpath, _, files in os.walk(root):
         for name in files:
-            if name.endswith(".mlir"):
+            if name.endswith(".mlir") or is_bytecode(name):
                 cases.append(os.path.relpath(os.path.join(dirpath, name), root))
     return sorted(c.replace(os.sep, "/") for c in cases)
 
@@ -144,9 +149,14 @@ def summarize(variants):
         return "pass", []
     if verdicts == {"reject"}:
         return "reject", []
-    lines = ["%s: %s" % (v.name, v.verdict + (": " + v.detail if v.detail else ""))
-             for v in variants if v.verdict != "pass"]
-    return "fail", lines
+    # Variants that fail the same way are listed together.
+    groups = {}
+    for v in variants:
+        if v.verdict != "pass":
+            what = v.verdict + (": " + v.detail if v.detail else "")
+            groups.setdefault(what, []).append(v.name)
+    return "fail", ["%s: %s" % (", ".join(names), what)
+                    for what, names in groups.items()]
 
 
 def main():
@@ -182,19 +192,27 @@ def main():
                      for c in expected if c not in cases]
 
     # The reference: every case printed in generic form by mlir-opt.
-    texts = [open(os.path.join(args.cases, c), encoding="utf-8").read() for c in cases]
-    references = print_generic(mlir_opt, texts, args.jobs)
+    text_cases = [c for c in cases if not is_bytecode(c)]
+    texts = [open(os.path.join(args.cases, c), encoding="utf-8").read()
+             for c in text_cases]
+    references = dict(zip(text_cases, print_generic(mlir_opt, texts, args.jobs)))
+    for case in cases:
+        if is_bytecode(case):
+            rc, out, err = run([mlir_opt, "--allow-unregistered-dialect",
+                                "--mlir-print-op-generic",
+                                os.path.join(args.cases, case)])
+            references[case] = (0, out.strip() + "\n") if rc == 0 else (rc, err)
 
-    # Bytecode of every case mlir-opt can parse.
+    # Bytecode of every text case mlir-opt can parse.
     def write_bytecode(index):
-        if references[index][0] != 0:
+        case = cases[index]
+        if is_bytecode(case) or references[case][0] != 0:
             return None
-        stem = os.path.join(args.work, "%03d" % index)
-        bytecode = os.path.join(stem, "input.mlirbc")
+        bytecode = os.path.join(args.work, "%03d" % index, "input.mlirbc")
         rc, _, err = run([mlir_opt, "--allow-unregistered-dialect", "--emit-bytecode",
-                          os.path.join(args.cases, cases[index]), "-o", bytecode])
+                          os.path.join(args.cases, case), "-o", bytecode])
         if rc != 0:
-            problems.append("%s: mlir-opt --emit-bytecode failed: %s" % (cases[index], err))
+            problems.append("%s: mlir-opt --emit-bytecode failed: %s" % (case, err))
             return None
         return bytecode
     for index in range(len(cases)):
@@ -204,9 +222,13 @@ def main():
 
     variants = {c: [] for c in cases}
     for index, case in enumerate(cases):
-        sources = [("text", os.path.join(args.cases, case))]
-        if bytecodes[index]:
-            sources.append(("bytecode", bytecodes[index]))
+        path = os.path.join(args.cases, case)
+        if is_bytecode(case):
+            sources = [("bytecode", path)]
+        else:
+            sources = [("text", path)]
+            if bytecodes[index]:
+                sources.append(("bytecode", bytecodes[index]))
         for source, path in sources:
             for encoding in ENCODINGS:
                 variants[case].append(Variant(
@@ -220,7 +242,7 @@ def main():
     rebuilt = [v for v in everything if v.verdict is None]
     printed = print_generic(mlir_opt, [v.rebuilt for v in rebuilt], args.jobs)
     for v, (rc, text) in zip(rebuilt, printed):
-        reference = references[cases.index(v.case)]
+        reference = references[v.case]
         if rc != 0:
             v.verdict, v.detail = "fail", "rebuilt program does not parse: " + text.strip()
         elif reference[0] != 0:

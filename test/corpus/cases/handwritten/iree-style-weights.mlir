@@ -1,5 +1,5 @@
 // Origin: written for vmpack's corpus in the style of IREE's compiler tests (util.global, flow.tensor.constant, util.initializer) after the input conversion
-// Licence: Apache-2.0 WITH LLVM-exception, as vmpack (see test/corpus/SOURCES.md)
+// Licence: part of vmpack, under vmpack's own terms (see test/corpus/SOURCES.md)
 // Generic form, as iree-opt --mlir-print-op-generic prints IREE's ops: inherent attributes are properties.
 
 "builtin.module"() <{sym_name = "llama_block"}> ({

@@ -1,5 +1,5 @@
 // Origin: written for vmpack's corpus in the style of MLIR's unregistered-op tests
-// Licence: Apache-2.0 WITH LLVM-exception, as vmpack (see test/corpus/SOURCES.md)
+// Licence: part of vmpack, under vmpack's own terms (see test/corpus/SOURCES.md)
 // Elements attributes nested in arrays and dictionaries, in properties of unregistered ops, several in one op, next to attributes that are not elements.
 
 "vendor.global"() <{sym_name = "w", initial_value = dense<[1, -2, 3]> : tensor<3xi4>, value = dense<[true, false]> : tensor<2xi1>}> {sym_visibility = "private"} : () -> ()

@@ -1,5 +1,5 @@
 // Origin: written for vmpack's corpus in the style of TOSA and StableHLO quantized weights
-// Licence: Apache-2.0 WITH LLVM-exception, as vmpack (see test/corpus/SOURCES.md)
+// Licence: part of vmpack, under vmpack's own terms (see test/corpus/SOURCES.md)
 // Quantized element types: dense_resource blobs typed !quant.uniform (per-tensor, per-axis, unsigned storage), and i8 values under quantized result types. MLIR 22 stores sub-byte storage one element per byte.
 
 func.func @quantized() -> (tensor<4x!quant.uniform<i4:f32, 5.000000e-01:-1>>, tensor<2x2x!quant.uniform<i4:f32:0, {5.000000e-01:-1,2.500000e-01:2}>>, tensor<3x!quant.uniform<u4:f32, 1.000000e-01:8>>, tensor<2x!quant.uniform<i8:f32, 2.000000e+00:15>>) {

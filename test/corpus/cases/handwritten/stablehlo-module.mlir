@@ -1,5 +1,5 @@
 // Origin: written for vmpack's corpus in the style of StableHLO as JAX exports it (jax.jit lowered to StableHLO)
-// Licence: Apache-2.0 WITH LLVM-exception, as vmpack (see test/corpus/SOURCES.md)
+// Licence: part of vmpack, under vmpack's own terms (see test/corpus/SOURCES.md)
 // Generic form, as stablehlo-opt --mlir-print-op-generic prints StableHLO's ops: inherent attributes are properties.
 
 "builtin.module"() <{sym_name = "jit_mlp"}> ({

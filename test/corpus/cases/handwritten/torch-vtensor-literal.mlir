@@ -1,5 +1,5 @@
 // Origin: written for vmpack's corpus in the style of torch-mlir's FX importer output (torch.vtensor.literal, dense_resource for large tensors)
-// Licence: Apache-2.0 WITH LLVM-exception, as vmpack (see test/corpus/SOURCES.md)
+// Licence: part of vmpack, under vmpack's own terms (see test/corpus/SOURCES.md)
 // Generic form, as torch-mlir-opt --mlir-print-op-generic prints torch's ops: inherent attributes are properties.
 
 "builtin.module"() ({
