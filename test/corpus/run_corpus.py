@@ -11,9 +11,10 @@
 #               (FILE:LINE:COL: error: ...) containing the expected text, and
 #               leaves nothing behind in its output directory.
 # A case gets its verdict only when all six variants agree. The expected
-# verdict of each case is in expected.txt; any difference, any case without
-# an expected verdict and any expected case without a file fails the run,
-# listing the cases.
+# verdict of each case is in expected.txt, for the whole case or, written
+# CASE[text] and CASE[bytecode], for each source; any difference, any case
+# without an expected verdict and any expected case without a file fails
+# the run, listing the cases.
 #
 # Cases that mlir-opt cannot parse (custom syntax of an unregistered
 # dialect) are compiled from text only; cases that are bytecode already
@@ -185,11 +186,6 @@ def main():
     expected = read_expected(args.expected)
     cases = [c for c in find_cases(args.cases) if args.filter in c]
     problems = []
-    if not args.filter:
-        problems += ["%s: no expected verdict in %s" % (c, args.expected)
-                     for c in cases if c not in expected]
-        problems += ["%s: expected, but there is no such case" % c
-                     for c in expected if c not in cases]
 
     # The reference: every case printed in generic form by mlir-opt.
     text_cases = [c for c in cases if not is_bytecode(c)]
@@ -256,24 +252,44 @@ def main():
         else:
             v.verdict = "pass"
 
-    width = max([len(c) for c in cases] + [10])
+    # What is judged: a whole case, or each of its sources when expected.txt
+    # gives CASE[text] and CASE[bytecode] separately.
+    subjects = []
+    for case in cases:
+        sources = []
+        for v in variants[case]:
+            if v.source not in sources:
+                sources.append(v.source)
+        if any("%s[%s]" % (case, s) in expected for s in sources):
+            subjects += [("%s[%s]" % (case, s), [v for v in variants[case] if v.source == s])
+                         for s in sources]
+        else:
+            subjects.append((case, variants[case]))
+    if not args.filter:
+        known = {key for key, _ in subjects}
+        problems += ["%s: no expected verdict in %s" % (k, args.expected)
+                     for k in sorted(known) if k not in expected]
+        problems += ["%s: expected, but there is no such case" % k
+                     for k in expected if k not in known]
+
+    width = max([len(k) for k, _ in subjects] + [10])
     mismatches = []
     print("# Actual verdicts (%d cases; text and bytecode x %s)" %
           (len(cases), ", ".join(ENCODINGS)))
-    for case in cases:
-        verdict, details = summarize(variants[case])
-        want, message = expected.get(case, (None, ""))
+    for key, judged in subjects:
+        verdict, details = summarize(judged)
+        want, message = expected.get(key, (None, ""))
         shown = verdict
         if verdict == "reject":
-            first = LOCATED_ERROR.search(variants[case][0].detail).group(1)
+            first = LOCATED_ERROR.search(judged[0].detail).group(1)
             shown = "reject  %s" % first
-            missing = [v.name for v in variants[case] if message not in v.detail]
+            missing = [v.name for v in judged if message not in v.detail]
             if want == "reject" and missing:
                 details = ["message lacks '%s' in %s" % (message, ", ".join(missing))]
                 verdict = "reject (other message)"
-        print("%-*s  %s" % (width, case, shown))
+        print("%-*s  %s" % (width, key, shown))
         if want is not None and (verdict != want or details):
-            mismatches.append((case, want, verdict, details))
+            mismatches.append((key, want, verdict, details))
 
     for case, want, verdict, details in mismatches:
         problems.append("%s: expected %s, got %s%s" % (
