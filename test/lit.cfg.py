@@ -57,3 +57,17 @@ if hasattr(os, "geteuid") and os.geteuid() != 0:
 for tool in ("unzip", "zipinfo"):
     if shutil.which(tool):
         config.available_features.add(tool)
+
+# IREE's own runtime tools (../shared/iree-tools beside the source tree, or
+# $VMPACK_IREE_TOOLS): the real client for .irpa interoperability tests.
+iree_tools = os.environ.get("VMPACK_IREE_TOOLS") or os.path.join(
+    config.vmpack_src_root, "..", "shared", "iree-tools")
+iree_tool_names = ("iree-dump-parameters", "iree-convert-parameters",
+                   "iree-create-parameters")
+if all(os.access(os.path.join(iree_tools, t), os.X_OK)
+       for t in iree_tool_names):
+    config.available_features.add("iree-tools")
+    config.substitutions.append(("%iree_tools", os.path.abspath(iree_tools)))
+else:
+    lit_config.note("IREE's tools are not in '%s' (set VMPACK_IREE_TOOLS): "
+                    "tests that need them are unsupported" % iree_tools)

@@ -10,7 +10,10 @@ using namespace vmpack::dump;
 const char *vmpack::dump::dumpUsage() {
   return "usage: vmpack-dump [options] MODULE\n"
          "\n"
-         "Shows the segments of a vmpack module archive.\n"
+         "Shows the segments of a vmpack module archive, or the entries of\n"
+         "an IREE parameter archive (.irpa, recognised by its first bytes;\n"
+         "it has no types, checksums or program: the type column is \"-\",\n"
+         "--verify checks the layout only, --extract expands splats).\n"
          "\n"
          "  (default)             a table: name, type, encoding, bytes,\n"
          "                        alignment, offset\n"

@@ -1,19 +1,25 @@
 //===- vmpack-dump.cpp - Inspect, verify and extract module archives ------===//
 //
-// Reads modules through the archive layer only: no MLIR, no LLVM.
+// Reads modules through the archive layer only: no MLIR, no LLVM. IREE
+// parameter archives (.irpa), recognised by their first bytes, go through
+// the formats layer (DumpIrpa.cpp).
 //
 //===----------------------------------------------------------------------===//
 
+#include "DumpIrpa.h"
 #include "DumpMlir.h"
 #include "DumpOptions.h"
+#include "DumpOutput.h"
 
 #include "vmpack/Archive/ArchiveReader.h"
 #include "vmpack/Archive/Format.h"
 #include "vmpack/Archive/MappedFile.h"
+#include "vmpack/Formats/IrpaFormat.h"
 #include "vmpack/Pack/Encoding.h"
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 using namespace vmpack;
@@ -21,41 +27,6 @@ using namespace vmpack::archive;
 using namespace vmpack::dump;
 
 namespace {
-
-int error(const std::string &message) {
-  std::fprintf(stderr, "vmpack-dump: error: %s\n", message.c_str());
-  return 1;
-}
-
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (c < 0x20 || c >= 0x7f) {
-        // Names are arbitrary bytes: keep JSON valid ASCII.
-        char buf[8];
-        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-        out += buf;
-      } else {
-        out.push_back(char(c));
-      }
-    }
-  }
-  return out + "\"";
-}
 
 int printTable(const ArchiveReader &reader) {
   std::printf("module '%s' (producer '%s', format %u): %zu segments",
@@ -121,8 +92,8 @@ int printJson(const ArchiveReader &reader) {
     std::printf("%s\n    {\"name\": %s, \"type\": %s, \"element_type\": %s, "
                 "\"segment\": %s, \"source_kind\": %u, \"source_key\": %s, "
                 "\"source_alignment\": %u}",
-                i > reader.numSegments() ? "," : "",
-                jsonString(a.name).c_str(), jsonString(a.mlirType).c_str(),
+                i > reader.numSegments() ? "," : "", jsonString(a.name).c_str(),
+                jsonString(a.mlirType).c_str(),
                 jsonString(toString(a.elementType)).c_str(),
                 jsonString(reader.segment(a.aliasOf).name).c_str(),
                 unsigned(a.sourceKind), jsonString(a.sourceKey).c_str(),
@@ -144,14 +115,14 @@ int extract(const ArchiveReader &reader, const DumpOptions &options) {
   if (!index)
     return error("no segment named '" + options.extractName + "' in '" +
                  options.modulePath + "'");
-  std::FILE *out = std::fopen(options.outputPath.c_str(), "wb");
-  if (!out)
-    return error("cannot create '" + options.outputPath + "'");
-  const SegmentInfo &s = reader.constant(*index);
-  size_t written = std::fwrite(reader.constantData(*index), 1, s.length, out);
-  bool ok = written == s.length && std::fclose(out) == 0;
-  if (!ok)
-    return error("writing '" + options.outputPath + "' failed");
+  const uint8_t *data = reader.constantData(*index);
+  Status st =
+      writeOutputFile(options.outputPath, reader.constant(*index).length,
+                      [&](uint64_t at, uint8_t *out, size_t n) {
+                        std::memcpy(out, data + at, n);
+                      });
+  if (!st)
+    return error(st.message());
   return 0;
 }
 
@@ -173,6 +144,8 @@ int main(int argc, char **argv) {
   auto file = MappedFile::open(options.modulePath);
   if (!file)
     return error(file.status().message());
+  if (formats::irpa::hasMagic((*file)->data(), (*file)->size()))
+    return dumpIrpa((*file)->data(), (*file)->size(), options);
   auto reader = ArchiveReader::open((*file)->data(), (*file)->size());
   if (!reader)
     return error(options.modulePath + ": " + reader.status().message());

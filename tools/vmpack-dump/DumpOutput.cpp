@@ -1,0 +1,75 @@
+//===- DumpOutput.cpp - Text and file output shared by vmpack-dump --------===//
+
+#include "DumpOutput.h"
+
+#include "vmpack/Archive/FileIO.h"
+
+#include <cstdio>
+#include <unistd.h>
+#include <vector>
+
+using namespace vmpack;
+using namespace vmpack::archive;
+using namespace vmpack::archive::detail;
+
+std::string vmpack::dump::jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (c < 0x20 || c >= 0x7f) {
+        // Names are arbitrary bytes: keep JSON valid ASCII.
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+        out += buf;
+      } else {
+        out.push_back(char(c));
+      }
+    }
+  }
+  return out + "\"";
+}
+
+int vmpack::dump::error(const std::string &message) {
+  std::fprintf(stderr, "vmpack-dump: error: %s\n", message.c_str());
+  return 1;
+}
+
+Status vmpack::dump::writeOutputFile(
+    const std::string &path, uint64_t size,
+    const std::function<void(uint64_t, uint8_t *, size_t)> &produce) {
+  int fd = -1;
+  std::string temp;
+  if (Status st = createTempFileBeside(path, fd, temp); !st)
+    return st;
+  std::vector<uint8_t> buffer(size_t(1) << 20);
+  for (uint64_t at = 0; at < size;) {
+    size_t n = size_t(std::min<uint64_t>(buffer.size(), size - at));
+    produce(at, buffer.data(), n);
+    if (Status st =
+            pwriteAll(fd, buffer.data(), n, at, "writing '" + temp + "'");
+        !st) {
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return st;
+    }
+    at += n;
+  }
+  bool renamed = false;
+  Status st = commitTempFile(fd, temp, path, /*fsync=*/false, renamed);
+  if (!renamed)
+    ::unlink(temp.c_str());
+  return st;
+}

@@ -1,0 +1,30 @@
+//===- DumpOutput.h - Text and file output of vmpack-dump -------*- C++ -*-===//
+
+#ifndef VMPACK_TOOLS_VMPACK_DUMP_DUMPOUTPUT_H
+#define VMPACK_TOOLS_VMPACK_DUMP_DUMPOUTPUT_H
+
+#include "vmpack/Archive/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace vmpack::dump {
+
+/// `s` as a JSON string literal in ASCII: names are arbitrary bytes.
+std::string jsonString(const std::string &s);
+
+/// Prints "vmpack-dump: error: MESSAGE" to stderr; returns 1.
+int error(const std::string &message);
+
+/// Writes `size` bytes to `path` through a temporary file beside it that
+/// is renamed over `path` only when complete. `produce(offset, buffer, n)`
+/// fills `n` bytes of the output starting at `offset`.
+archive::Status writeOutputFile(
+    const std::string &path, uint64_t size,
+    const std::function<void(uint64_t, uint8_t *, size_t)> &produce);
+
+} // namespace vmpack::dump
+
+#endif // VMPACK_TOOLS_VMPACK_DUMP_DUMPOUTPUT_H
