@@ -224,6 +224,30 @@ bool isStorable(ElementsAttr value) {
          decodeQuantizedHex(value).has_value();
 }
 
+/// Whether the program can refer to a segment from `site`: a registered op
+/// may constrain an inherent attribute to a class (linalg's `strides` is a
+/// DenseIntElementsAttr), and would then drop a dense_resource in its
+/// place. Tried on the op and undone. Attributes nested in an inherent
+/// attribute are left alone: their container's users may expect their
+/// class too.
+bool canHoldReference(Operation *op, const ConstantSite &site,
+                      ElementsAttr value) {
+  if (!op->isRegistered() || site.inProperties ||
+      !op->getInherentAttr(site.attrName.getValue()))
+    return true;
+  if (!site.path.empty())
+    return false;
+  auto &manager =
+      DenseResourceElementsHandle::getManagerInterface(op->getContext());
+  auto probe = DenseResourceElementsAttr::get(
+      cast<ShapedType>(value.getType()),
+      manager.insert("vmpack.reference_probe"));
+  setSiteValue(op, site, probe);
+  bool held = getSiteValue(op, site) == probe;
+  setSiteValue(op, site, value);
+  return held;
+}
+
 std::optional<Holder> findSites(Operation *op) {
   Holder holder{op, {}};
   bool known = isKnownConstantOp(op);
@@ -239,8 +263,9 @@ std::optional<Holder> findSites(Operation *op) {
                          site.attrName == "initial_value");
     if (isKnownValue ||
         (isStorable(elements) &&
-         getPackElementType(cast<ShapedType>(elements.getType())
-                                .getElementType())))
+         getPackElementType(
+             cast<ShapedType>(elements.getType()).getElementType()) &&
+         canHoldReference(op, site, elements)))
       holder.sites.push_back({site, suffix.str(), elements});
   });
   if (holder.sites.empty())

@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -123,7 +124,9 @@ mlir::vmpack::rebuildModule(const archive::ArchiveReader &reader,
                             MLIRContext *context) {
   StringRef program(reinterpret_cast<const char *>(reader.programData()),
                     reader.program().length);
-  ParserConfig config(context);
+  // The program is verified once its constants are back: an op's verifier
+  // may read a constant's values, which a segment reference does not have.
+  ParserConfig config(context, /*verifyAfterParse=*/false);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(program, config, "program");
   if (!module)
@@ -156,7 +159,7 @@ mlir::vmpack::rebuildModule(const archive::ArchiveReader &reader,
       return rebuilt;
     });
   });
-  if (!ok)
+  if (!ok || failed(verify(*module)))
     return {};
   return module;
 }
