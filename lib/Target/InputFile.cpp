@@ -56,6 +56,20 @@ void mlir::vmpack::InputDiagnosticHandler::emitExplained(Diagnostic &diag) {
            "--emit-bytecode";
     return emitDiagnostic(replacement);
   }
+  // MLIR 22: "dialect 'vhlo' does not implement the bytecode interface".
+  constexpr StringLiteral kNoInterface =
+      "' does not implement the bytecode interface";
+  if (text.starts_with("dialect '") && text.contains(kNoInterface)) {
+    StringRef dialect = text.drop_front(9).split(kNoInterface).first;
+    diag.attachNote(diag.getLocation())
+        << "this bytecode holds attributes, types or a version of the '"
+        << dialect
+        << "' dialect in that dialect's own encoding, which only a tool "
+           "with the dialect can read; have that tool write the module in "
+           "generic form (--mlir-print-op-generic) or deserialize it first "
+           "(a StableHLO portable artifact: stablehlo-translate "
+           "--deserialize)";
+  }
   if (text.starts_with("bytecode version ") &&
       text.contains(" is newer than the current version "))
     diag.attachNote(diag.getLocation())
