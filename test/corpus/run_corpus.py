@@ -26,6 +26,7 @@ import difflib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -34,6 +35,31 @@ LOCATED_ERROR = re.compile(r"^(?:[^\s:][^:]*|-):\d+:\d+: error: (.*)$", re.M)
 SANITIZER_REPORT = re.compile(r"Sanitizer|runtime error:")
 SPLIT_MARKER = "// -----"
 TIMEOUT = 120
+
+
+def brief(text, lines=8):
+    """The first lines of a tool's stderr (a crash prints a long stack)."""
+    text = text.strip().splitlines()
+    return "\n".join(text[:lines] + (["..."] if len(text) > lines else []))
+
+
+def crash(rc, err):
+    """A short, stable account of a crash: the signal and the innermost
+    frames of LLVM's stack dump that are not its signal handling."""
+    try:
+        name = signal.Signals(-rc).name
+    except ValueError:
+        name = "signal %d" % -rc
+    frames = [m.group(1) for m in re.finditer(
+        r"^\s*#\d+ 0x[0-9a-f]+ (\S.*?) \(", err, re.M)]
+    frames = [f for f in frames if not f.startswith(("llvm::sys::", "0x"))]
+    text = "crashed (%s)" % name
+    if frames:
+        text += " in " + " <- ".join(frames[:4])
+    lines = [l for l in err.strip().splitlines()
+             if l and not l.startswith(("PLEASE", "Stack dump", "0."))
+             and not re.match(r"\s*#\d+ ", l)]
+    return text + ("\n" + brief("\n".join(lines), 4) if lines else "")
 
 
 def run(cmd, **kwargs):
@@ -117,13 +143,15 @@ def compile_variant(v, tools):
     rc, _, err = run([tools.compile, v.input_path, "-o", archive,
                       "--encoding=" + v.encoding, "--no-progress"])
     if SANITIZER_REPORT.search(err):
-        v.verdict, v.detail = "fail", "sanitizer report: " + err.strip()
+        v.verdict, v.detail = "fail", "sanitizer report: " + brief(err, 40)
         return
     if rc != 0:
         left = os.listdir(v.directory)
         errors = LOCATED_ERROR.findall(err)
-        if rc < 0 or rc > 1:
-            v.verdict, v.detail = "fail", "exit code %d: %s" % (rc, err.strip())
+        if rc < 0:
+            v.verdict, v.detail = "fail", "vmpack-compile " + crash(rc, err)
+        elif rc > 1:
+            v.verdict, v.detail = "fail", "exit code %d: %s" % (rc, brief(err))
         elif not errors:
             v.verdict, v.detail = "fail", "rejected without a located error: " \
                 + err.strip()
@@ -137,8 +165,11 @@ def compile_variant(v, tools):
         v.verdict, v.detail = "fail", "vmpack-dump --verify: " + (err or out).strip()
         return
     rc, out, err = run([tools.dump, "--mlir", archive])
+    if rc < 0:
+        v.verdict, v.detail = "fail", "vmpack-dump --mlir " + crash(rc, err)
+        return
     if rc != 0 or SANITIZER_REPORT.search(err):
-        v.verdict, v.detail = "fail", "vmpack-dump --mlir: " + err.strip()
+        v.verdict, v.detail = "fail", "vmpack-dump --mlir (exit code %d): %s" % (rc, brief(err))
         return
     v.rebuilt = out
 
