@@ -1,18 +1,23 @@
 //===- vmpack-compile.cpp - MLIR constants in, module archive out ---------===//
 //
-// Usage: vmpack-compile INPUT.{mlir,mlirbc} -o OUTPUT.vmpk [options]
+// Usage: vmpack-compile INPUT.{mlir,mlirbc} -o OUTPUT.{vmpk,irpa} [options]
 //
 // Parses the input (bytecode read in place from a mapped file), turns every
 // constant into a segment of the chosen encoding and writes the module
 // archive atomically. Diagnostics carry the input's locations; on any error
 // nothing is written and the exit code is 1. SIGINT and SIGTERM stop the
 // writers, remove the temporary file, and then end the process by that
-// signal; the destination is never touched.
+// signal; the destination is never touched. With an .irpa output (or
+// --format=irpa) the global constants go to an IREE parameter archive
+// instead and the program refers to them as #flow.parameter.named
+// (lib/Target/IrpaExport.cpp, docs/irpa.md); --emit-program writes the
+// program that remains, for either format.
 //
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Target/InputFile.h"
+#include "vmpack/Target/IrpaExport.h"
 #include "vmpack/Target/ModuleSerializer.h"
 
 #include "mlir/IR/AsmState.h"
@@ -105,6 +110,27 @@ static cl::opt<std::string>
                         "module's symbol name, else the input's stem)"),
                cl::cat(compileCategory));
 
+static cl::opt<std::string> outputFormat(
+    "format",
+    cl::desc("Output format: vmpk (a vmpack module archive) or irpa (an IREE "
+             "parameter archive); default: by the output's extension"),
+    cl::value_desc("vmpk|irpa"), cl::cat(compileCategory));
+static cl::opt<std::string> parameterScope(
+    "parameter-scope",
+    cl::desc("irpa: the scope the program's parameter references name "
+             "(default: empty, as IREE)"),
+    cl::cat(compileCategory));
+static cl::opt<uint64_t> parameterMinimumSize(
+    "parameter-minimum-size",
+    cl::desc("irpa: globals of fewer stored bytes stay in the program "
+             "(default: 0, as IREE)"),
+    cl::init(0), cl::cat(compileCategory));
+static cl::opt<std::string> emitProgram(
+    "emit-program",
+    cl::desc("Also write the program that remains (.mlirbc: bytecode, else "
+             "text)"),
+    cl::value_desc("filename"), cl::cat(compileCategory));
+
 /// libMLIR.so already registers a hidden `-threads` option (an int); a
 /// second registration would abort. Reuse it when present, as ours.
 static cl::opt<int> &getThreadsOption() {
@@ -160,6 +186,16 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  bool irpa = llvm::StringRef(outputFilename).ends_with(".irpa");
+  if (!outputFormat.empty()) {
+    if (outputFormat != "vmpk" && outputFormat != "irpa") {
+      llvm::errs() << "vmpack-compile: error: --format=" << outputFormat
+                   << " is not one of vmpk, irpa\n";
+      return 1;
+    }
+    irpa = outputFormat == "irpa";
+  }
+
   DefaultTimingManager timingManager;
   timingManager.setEnabled(timing);
   TimingScope rootTimer = timingManager.getRootScope();
@@ -208,8 +244,25 @@ int main(int argc, char **argv) {
   // temporary file; the destination is left untouched.
   std::signal(SIGINT, onInterrupt);
   std::signal(SIGTERM, onInterrupt);
-  if (failed(mlir::vmpack::serializeModule(*module, outputFilename, options,
-                                           rootTimer))) {
+  LogicalResult written = success();
+  if (irpa) {
+    mlir::vmpack::IrpaExportOptions irpaOptions;
+    irpaOptions.scope = parameterScope;
+    irpaOptions.minimumSize = parameterMinimumSize;
+    irpaOptions.threads = options.threads;
+    irpaOptions.fsync = options.fsync;
+    irpaOptions.cancelled = options.cancelled;
+    irpaOptions.zeroCopy = options.zeroCopy;
+    irpaOptions.collect = options.collect;
+    written = mlir::vmpack::exportParameters(*module, outputFilename,
+                                             irpaOptions, rootTimer);
+  } else {
+    written = mlir::vmpack::serializeModule(*module, outputFilename, options,
+                                            rootTimer);
+  }
+  if (succeeded(written) && !emitProgram.empty())
+    written = mlir::vmpack::writeProgramFile(*module, emitProgram);
+  if (failed(written)) {
     /// The temporary file is gone by now: die of the signal, as the shell
     /// and make expect of an interrupted command (exit status 128 + N).
     if (int sig = interruptSignal) {

@@ -16,8 +16,8 @@
 // (iree-dump-parameters on the archive) are kept with the same meaning.
 // docs/irpa.md, "What vmpack-compile exports", explains each case.
 //
-// vmpack-compile does not export .irpa yet: the feature below is never set.
-// REQUIRES: vmpack-compile-irpa
+// IREE's tools check the archive (lit feature iree-tools).
+// REQUIRES: mlir, iree-tools
 // RUN: vmpack-compile %s -o %t.irpa --parameter-scope=opt --parameter-minimum-size=0 --emit-program=%t.mlir
 // RUN: mlir-opt --allow-unregistered-dialect --mlir-print-op-generic %t.mlir | FileCheck %s
 // RUN: %iree_tools/iree-dump-parameters --parameters=%t.irpa | FileCheck %s --check-prefix=DUMP
