@@ -1,33 +1,70 @@
 //===- PackBenchmark.cpp - Throughput of the packing kernels --------------===//
 //
-// Each benchmark reports the bytes of its *input* per second, next to a
-// memcpy of the same input bytes measured in the same run (BM_Memcpy with
-// the same size argument), so that ratios are side by side.
+// vmpack-pack-bench: one single-core table of every kernel direction and
+// width, each next to a memcpy of its larger side (input or output bytes)
+// timed in the same run, repetitions interleaved, medians reported (each
+// repetition the fastest of three calls). The
+// ratio kernel / memcpy is what bench/pack_ratios.py checks against the
+// targets.
+//
+// Environment:
+//   VMPACK_BENCH_ELEMENTS  elements per buffer; by default 2^24, fewer when
+//                          the larger side would exceed 16 MiB (so both
+//                          buffers stay in a 32 MiB last-level cache);
+//                          134217728 measures DRAM
+//   VMPACK_BENCH_REPS      repetitions per cell (default 7)
+//   VMPACK_BENCH_WIDTHS    widths to run, e.g. "1-8" or "1-8,12,33" (default
+//                          1-64)
+//   VMPACK_DISPATCH        the kernels' dispatch level (Dispatch.h)
+//
+// Output: a header naming the dispatch level, then one line per cell:
+//   direction W elements in_bytes out_bytes kernel_GBps memcpy_GBps ratio
+// with GB/s counted on the larger side (10^9 bytes per second).
 //
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/Pack/Convert.h"
+#include "vmpack/Pack/Dispatch.h"
 
-#include <benchmark/benchmark.h>
-
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace vmpack;
 
 namespace {
 
-/// Elements per buffer: VMPACK_BENCH_ELEMENTS, default 2^24 (16 MiB of
-/// MLIR storage for widths up to 8, which stays in a large last-level cache;
-/// 2^27 measures DRAM).
-uint64_t elementCount() {
-  static const uint64_t count = [] {
-    const char *env = std::getenv("VMPACK_BENCH_ELEMENTS");
-    return env ? std::strtoull(env, nullptr, 10) : uint64_t(1) << 24;
-  }();
-  return count;
+uint64_t envNumber(const char *name, uint64_t fallback) {
+  const char *env = std::getenv(name);
+  return env && *env ? std::strtoull(env, nullptr, 10) : fallback;
+}
+
+std::vector<bool> selectedWidths() {
+  std::vector<bool> on(65, false);
+  const char *env = std::getenv("VMPACK_BENCH_WIDTHS");
+  std::string spec = env && *env ? env : "1-64";
+  size_t pos = 0;
+  while (pos < spec.size()) {
+    size_t end = spec.find(',', pos);
+    if (end == std::string::npos)
+      end = spec.size();
+    std::string item = spec.substr(pos, end - pos);
+    size_t dash = item.find('-');
+    unsigned lo = unsigned(std::atoi(item.c_str()));
+    unsigned hi = dash == std::string::npos
+                      ? lo
+                      : unsigned(std::atoi(item.c_str() + dash + 1));
+    for (unsigned w = lo; w <= hi && w <= 64; ++w)
+      on[w] = true;
+    pos = end + 1;
+  }
+  return on;
 }
 
 std::vector<uint8_t> randomBytes(size_t n) {
@@ -40,78 +77,133 @@ std::vector<uint8_t> randomBytes(size_t n) {
   return v;
 }
 
-/// memcpy of the bytes a conversion from `from` reads for W-bit elements.
-/// `from` = Byte stands for MLIR's in-memory storage (a bitmask for i1).
-Encoding actualSource(Encoding from, uint32_t w) {
-  return from == Encoding::Byte ? mlirStorageEncoding(w) : from;
-}
-
-void BM_Memcpy(benchmark::State &state, Encoding from) {
-  uint32_t w = uint32_t(state.range(0));
-  from = actualSource(from, w);
-  size_t bytes = *encodedSize(from, w, elementCount());
-  std::vector<uint8_t> src = randomBytes(bytes), dst(bytes);
-  for (auto _ : state) {
-    std::memcpy(dst.data(), src.data(), bytes);
-    benchmark::DoNotOptimize(dst.data());
-    benchmark::ClobberMemory();
+/// The fastest of three back-to-back calls: on a shared machine a single
+/// call is often descheduled part-way.
+double seconds(const std::function<void()> &f) {
+  double best = 1e30;
+  for (int i = 0; i < 3; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    f();
+    std::chrono::duration<double> d = std::chrono::steady_clock::now() - start;
+    best = std::min(best, d.count());
   }
-  state.SetBytesProcessed(int64_t(state.iterations() * bytes));
+  return best;
 }
 
-void BM_Convert(benchmark::State &state, Encoding from, Encoding to) {
-  uint32_t w = uint32_t(state.range(0));
-  from = actualSource(from, w);
-  size_t inBytes = *encodedSize(from, w, elementCount());
-  std::vector<uint8_t> src = randomBytes(inBytes);
-  std::vector<uint8_t> dst(*encodedSize(to, w, elementCount()));
-  for (auto _ : state) {
-    convert(from, to, w, src.data(), dst.data(), elementCount());
-    benchmark::DoNotOptimize(dst.data());
-    benchmark::ClobberMemory();
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// One cell: `run` converts `elements` elements from `in` to `out`.
+void measure(const char *direction, uint32_t w, uint64_t elements,
+             size_t inBytes, size_t outBytes,
+             const std::function<void(const uint8_t *, uint8_t *)> &run) {
+  static const unsigned reps = unsigned(envNumber("VMPACK_BENCH_REPS", 7));
+  size_t larger = std::max(inBytes, outBytes);
+  std::vector<uint8_t> in = randomBytes(inBytes), out(outBytes);
+  std::vector<uint8_t> copyIn = randomBytes(larger), copyOut(larger);
+  auto kernel = [&] { run(in.data(), out.data()); };
+  auto copy = [&] { std::memcpy(copyOut.data(), copyIn.data(), larger); };
+  kernel(); // warm up: page faults, caches
+  copy();
+  std::vector<double> kernelTimes, copyTimes;
+  for (unsigned r = 0; r < reps; ++r) {
+    copyTimes.push_back(seconds(copy));
+    kernelTimes.push_back(seconds(kernel));
   }
-  state.SetBytesProcessed(int64_t(state.iterations() * inBytes));
+  double kernelRate = double(larger) / median(kernelTimes) / 1e9;
+  double copyRate = double(larger) / median(copyTimes) / 1e9;
+  std::printf("%-26s %2u %10llu %11zu %11zu %8.2f %8.2f %6.2f\n", direction, w,
+              (unsigned long long)elements, inBytes, outBytes, kernelRate,
+              copyRate, kernelRate / copyRate);
+  std::fflush(stdout);
 }
 
-/// Bytes of *output* per second, the figure the runtime target is set in.
-void BM_UnpackToInt8(benchmark::State &state, Encoding from) {
-  uint32_t w = uint32_t(state.range(0));
-  std::vector<uint8_t> src = randomBytes(*encodedSize(from, w, elementCount()));
-  std::vector<int8_t> dst(elementCount());
-  for (auto _ : state) {
-    unpackToInt(from, w, true, src.data(), 0, elementCount(), dst.data(), 1);
-    benchmark::DoNotOptimize(dst.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(int64_t(state.iterations() * elementCount()));
+/// Elements for a cell whose larger side takes `bytesPerElement` bytes per
+/// element.
+uint64_t elementsFor(double bytesPerElement) {
+  static const uint64_t fixed = envNumber("VMPACK_BENCH_ELEMENTS", 0);
+  if (fixed)
+    return fixed;
+  uint64_t inCache = uint64_t(double(16u << 20) / bytesPerElement);
+  return std::min<uint64_t>(uint64_t(1) << 24, inCache) / 64 * 64;
 }
 
-void widths(benchmark::internal::Benchmark *b) {
-  for (int w : {1, 2, 3, 4, 5, 6, 7, 12, 17, 33, 63})
-    b->Arg(w);
-  b->Unit(benchmark::kMillisecond);
+size_t sizeOf(Encoding e, uint32_t w, uint64_t n) {
+  return size_t(*encodedSize(e, w, n));
 }
 
-void smallWidths(benchmark::internal::Benchmark *b) {
-  for (int w : {1, 2, 3, 4, 5, 6, 7})
-    b->Arg(w);
-  b->Unit(benchmark::kMillisecond);
+void convertCell(const char *direction, Encoding from, Encoding to,
+                 uint32_t w) {
+  if (!isEncodable(from, w) || !isEncodable(to, w))
+    return;
+  double perElement =
+      std::max(double(sizeOf(from, w, 1024)), double(sizeOf(to, w, 1024))) /
+      1024;
+  uint64_t n = elementsFor(perElement);
+  measure(direction, w, n, sizeOf(from, w, n), sizeOf(to, w, n),
+          [&](const uint8_t *in, uint8_t *out) {
+            convert(from, to, w, in, out, n);
+          });
+}
+
+void unpackCell(const char *direction, uint32_t w, bool signExtend,
+                unsigned dstBytes) {
+  uint64_t n = elementsFor(dstBytes);
+  measure(direction, w, n, sizeOf(Encoding::Packed, w, n), n * dstBytes,
+          [&](const uint8_t *in, uint8_t *out) {
+            unpackToInt(Encoding::Packed, w, signExtend, in, 0, n, out,
+                        dstBytes);
+          });
 }
 
 } // namespace
 
-// MLIR storage (`byte`, or the bitmask for i1) is what the compiler reads.
-BENCHMARK_CAPTURE(BM_Memcpy, mlir_input, Encoding::Byte)->Apply(widths);
-BENCHMARK_CAPTURE(BM_Convert, mlir_to_packed, Encoding::Byte, Encoding::Packed)
-    ->Apply(widths);
-BENCHMARK_CAPTURE(BM_Convert, mlir_to_word, Encoding::Byte, Encoding::Word)
-    ->Apply(widths);
-BENCHMARK_CAPTURE(BM_Memcpy, packed_input, Encoding::Packed)->Apply(widths);
-BENCHMARK_CAPTURE(BM_Convert, packed_to_byte, Encoding::Packed, Encoding::Byte)
-    ->Apply(widths);
-BENCHMARK_CAPTURE(BM_Convert, packed_to_word, Encoding::Packed, Encoding::Word)
-    ->Apply(widths);
-BENCHMARK_CAPTURE(BM_UnpackToInt8, packed, Encoding::Packed)
-    ->Apply(smallWidths);
-
-BENCHMARK_MAIN();
+int main() {
+  std::printf("# vmpack-pack-bench: dispatch level %s (best on this CPU: %s)\n",
+              dispatchLevelName(activeDispatchLevel()),
+              dispatchLevelName(bestDispatchLevel()));
+  std::printf(
+      "# GB/s of the larger side; memcpy of the same bytes, same run; "
+      "medians of %llu interleaved repetitions (each the best of 3 calls)\n",
+      (unsigned long long)envNumber("VMPACK_BENCH_REPS", 7));
+  std::printf("# %-24s %2s %10s %11s %11s %8s %8s %6s\n", "direction", "W",
+              "elements", "in_bytes", "out_bytes", "GB/s", "memcpy", "ratio");
+  std::vector<bool> widths = selectedWidths();
+  for (uint32_t w = 1; w <= 64; ++w) {
+    if (!widths[w])
+      continue;
+    // MLIR storage is `byte`, or the bitmask (`packed`) for i1.
+    Encoding mlir = mlirStorageEncoding(w);
+    convertCell("mlir->packed", mlir, Encoding::Packed, w);
+    convertCell("packed->mlir", Encoding::Packed, mlir, w);
+    convertCell("mlir->word", mlir, Encoding::Word, w);
+    convertCell("word->packed", Encoding::Word, Encoding::Packed, w);
+    convertCell("packed->word", Encoding::Packed, Encoding::Word, w);
+    if (w <= 8) {
+      unpackCell("packed->int8", w, true, 1);
+      unpackCell("packed->uint8", w, false, 1);
+    }
+    if (w <= 16) {
+      unpackCell("packed->int16", w, true, 2);
+      unpackCell("packed->uint16", w, false, 2);
+    }
+  }
+  // Floats: `packed` source, float32 output.
+  for (unsigned k = 0; k < 64; ++k) {
+    auto kind = ScalarKind(k);
+    std::optional<FloatFormat> format = floatFormat(kind);
+    uint32_t w = impliedWidth(kind);
+    if (!format || w > 16 || !widths[w])
+      continue;
+    std::string name = "packed->f32:" + toString(ScalarType::floatKind(kind));
+    uint64_t n = elementsFor(4);
+    measure(name.c_str(), w, n, sizeOf(Encoding::Packed, w, n), n * 4,
+            [&](const uint8_t *in, uint8_t *out) {
+              unpackToFloat32(Encoding::Packed, kind, in, 0, n,
+                              reinterpret_cast<float *>(out));
+            });
+  }
+  return 0;
+}

@@ -43,10 +43,27 @@ static void fromByte(const KernelSet &k, Encoding to, const uint8_t *in,
   }
 }
 
+/// The encoding with the same bytes as `encoding` whose kernels do the
+/// least: `word` is `packed` when its words have no unused bits (W = 2, 4)
+/// and `byte` when each word holds one element in whole bytes (W = 1).
+static Encoding simplestAlike(Encoding encoding, uint32_t bitWidth) {
+  if (encoding != Encoding::Word)
+    return encoding;
+  WordLayout layout = wordLayout(bitWidth);
+  if (layout.elementsPerWord * bitWidth == layout.wordBits)
+    return Encoding::Packed;
+  if (layout.elementsPerWord == 1 &&
+      layout.wordBits == 8 * ((bitWidth + 7) / 8))
+    return Encoding::Byte;
+  return encoding;
+}
+
 void vmpack::convert(Encoding from, Encoding to, uint32_t bitWidth,
                      const void *src, void *dst, uint64_t numElements) {
   if (numElements == 0)
     return;
+  from = simplestAlike(from, bitWidth);
+  to = simplestAlike(to, bitWidth);
   const auto *in = static_cast<const uint8_t *>(src);
   auto *out = static_cast<uint8_t *>(dst);
   if (bitWidth % 8 == 0) {
@@ -69,6 +86,11 @@ void vmpack::convert(Encoding from, Encoding to, uint32_t bitWidth,
     return fromByte(k, to, in, out, numElements);
   if (to == Encoding::Byte)
     return toByte(k, from, in, out, numElements);
+
+  if (from == Encoding::Word && to == Encoding::Packed && k.wordToPacked)
+    return k.wordToPacked(in, out, numElements);
+  if (from == Encoding::Packed && to == Encoding::Word && k.packedToWord)
+    return k.packedToWord(in, out, numElements);
 
   // packed <-> word, or a re-normalization within one of them: through
   // `byte`, one granule-aligned block at a time.

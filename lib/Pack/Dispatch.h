@@ -28,6 +28,15 @@ struct KernelSet {
   void (*readRange)(Encoding, const uint8_t *, uint64_t, uint64_t, uint64_t *);
   /// `packed` to one sign-extended byte per element; only for W <= 8.
   void (*packedToInt8)(const uint8_t *, uint8_t *, uint64_t);
+  /// Direct `word` <-> `packed`, where a level has them; when null,
+  /// convert() goes through `byte`.
+  void (*wordToPacked)(const uint8_t *, uint8_t *, uint64_t);
+  void (*packedToWord)(const uint8_t *, uint8_t *, uint64_t);
+  /// `packed` to dstBytes-byte integers (W <= 8 * dstBytes), sign-extended
+  /// or not, where a level has it for W; when null, unpackToInt reads
+  /// 64-bit values first.
+  void (*packedToInt)(const uint8_t *, uint8_t *, uint64_t, unsigned dstBytes,
+                      bool signExtend);
 };
 
 /// One dispatch level: the kernels of W = 1 ... 64 (index 0 unused) and the

@@ -23,6 +23,7 @@
 
 #include "vmpack/Pack/Encoding.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -122,6 +123,10 @@ template <uint32_t W> struct BitWriter {
 };
 
 template <uint32_t W> struct Kernels {
+  /// Whether wordToPacked and packedToWord exist (not here: through bytes).
+  static constexpr bool kHasDirectWord = false;
+  /// Whether packedToInt exists (not here: through 64-bit values).
+  static constexpr bool kHasPackedToInt = false;
   static constexpr uint32_t kBytes = (W + 7) / 8; ///< `byte` stride
   static constexpr uint64_t kMask =
       W == 64 ? ~uint64_t(0) : (uint64_t(1) << W) - 1;
@@ -358,9 +363,16 @@ struct Common {
 template <uint32_t W, typename K> constexpr KernelSet kernelSetOf() {
   KernelSet set{&K::byteToPacked, &K::packedToByte,  &K::byteToWord,
                 &K::wordToByte,   &K::normalizeByte, &K::readRange,
+                nullptr,          nullptr,           nullptr,
                 nullptr};
   if constexpr (W <= 8)
     set.packedToInt8 = &K::packedToInt8;
+  if constexpr (K::kHasPackedToInt)
+    set.packedToInt = &K::packedToInt;
+  if constexpr (K::kHasDirectWord) {
+    set.wordToPacked = &K::wordToPacked;
+    set.packedToWord = &K::packedToWord;
+  }
   return set;
 }
 

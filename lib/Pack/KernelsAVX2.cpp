@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <immintrin.h>

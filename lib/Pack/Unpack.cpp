@@ -50,6 +50,28 @@ static void unpackThroughValues(const KernelSet &k, Encoding encoding,
   }
 }
 
+/// unpackThroughValues for a dstBytes-byte T.
+static void unpackThroughValues(const KernelSet &k, Encoding encoding,
+                                uint32_t bitWidth, bool signExtend,
+                                const uint8_t *in, uint64_t first,
+                                uint64_t count, uint8_t *out,
+                                unsigned dstBytes) {
+  switch (dstBytes) {
+  case 1:
+    return unpackThroughValues<uint8_t>(k, encoding, bitWidth, signExtend, in,
+                                        first, count, out);
+  case 2:
+    return unpackThroughValues<uint16_t>(k, encoding, bitWidth, signExtend, in,
+                                         first, count, out);
+  case 4:
+    return unpackThroughValues<uint32_t>(k, encoding, bitWidth, signExtend, in,
+                                         first, count, out);
+  default:
+    return unpackThroughValues<uint64_t>(k, encoding, bitWidth, signExtend, in,
+                                         first, count, out);
+  }
+}
+
 /// Elements [first, first + count) of W < 8 bits to one byte each,
 /// sign-extended or not.
 static void unpackToBytes(const KernelSet &k, Encoding encoding,
@@ -97,6 +119,9 @@ void vmpack::unpackToInt(Encoding encoding, uint32_t bitWidth, bool signExtend,
   if (bitWidth < 8 && dstBytes == 1)
     return unpackToBytes(k, encoding, bitWidth, signExtend, in, first, count,
                          out);
+  if (bitWidth == 8 && dstBytes == 2)
+    return (signExtend ? level.signExtend8To16
+                       : level.zeroExtend8To16)(in + first, out, count);
   if (bitWidth < 8 && dstBytes == 2) {
     // Through bytes in L1, then widened.
     constexpr uint64_t kBytesBlock = 8192;
@@ -110,20 +135,18 @@ void vmpack::unpackToInt(Encoding encoding, uint32_t bitWidth, bool signExtend,
     }
     return;
   }
-  switch (dstBytes) {
-  case 1:
-    return unpackThroughValues<uint8_t>(k, encoding, bitWidth, signExtend, in,
-                                        first, count, out);
-  case 2:
-    return unpackThroughValues<uint16_t>(k, encoding, bitWidth, signExtend, in,
-                                         first, count, out);
-  case 4:
-    return unpackThroughValues<uint32_t>(k, encoding, bitWidth, signExtend, in,
-                                         first, count, out);
-  default:
-    return unpackThroughValues<uint64_t>(k, encoding, bitWidth, signExtend, in,
-                                         first, count, out);
+  if (encoding == Encoding::Packed && k.packedToInt) {
+    // Up to a granule boundary through values, then the kernel.
+    uint64_t g = elementGranule(bitWidth);
+    uint64_t head = std::min(count, (g - first % g) % g);
+    unpackThroughValues(k, encoding, bitWidth, signExtend, in, first, head, out,
+                        dstBytes);
+    return k.packedToInt(
+        in + granuleByteOffset(encoding, bitWidth, first + head),
+        out + head * dstBytes, count - head, dstBytes, signExtend);
   }
+  unpackThroughValues(k, encoding, bitWidth, signExtend, in, first, count, out,
+                      dstBytes);
 }
 
 float vmpack::decodeFloat(const FloatFormat &format, uint32_t bits) {

@@ -28,8 +28,28 @@
 
 namespace vmpack::detail::VMPACK_KERNEL_NS {
 
-/// Byte-shuffle controls and shift multipliers for one 16-byte lane.
-template <uint32_t W> struct LaneTables {
+/// Where the elements of `packed` (IsWord false) or `word` (IsWord true)
+/// lie: groups of kE elements in kP-bit units. `packed` is units of eight
+/// elements in W bytes.
+template <uint32_t W, bool IsWord> struct Layout {
+  static constexpr uint32_t kP = IsWord ? wordBitsFor(W) : 8 * W;
+  static constexpr uint32_t kE = IsWord ? (W == 1 ? 1 : kP / W) : 8;
+  static constexpr uint64_t bitOf(uint64_t j) {
+    return j / kE * kP + j % kE * W;
+  }
+  /// Bytes holding n elements from the start of a unit.
+  static constexpr uint64_t bytesOf(uint64_t n) {
+    uint64_t rest = n % kE ? (IsWord ? kP : n % kE * W) : 0;
+    return (n / kE * kP + rest + 7) / 8;
+  }
+};
+
+/// Byte-shuffle controls and shift multipliers for 16 elements in one
+/// 16-byte lane; `fits` says whether they take at most 16 whole-unit bytes.
+template <uint32_t W, bool IsWord> struct LaneTables {
+  using L = Layout<W, IsWord>;
+  static constexpr unsigned kInBytes = unsigned(L::bytesOf(16));
+  static constexpr bool fits = 16 % L::kE == 0 && kInBytes <= 16;
   uint8_t evenSources[16]; ///< word i <- bytes of output byte 2i
   uint8_t oddSources[16];  ///< word i <- bytes of output byte 2i + 1
   uint16_t evenMul[8];
@@ -40,11 +60,11 @@ template <uint32_t W> struct LaneTables {
       : evenSources(), oddSources(), evenMul(), oddMul(), compact() {
     for (unsigned i = 0; i < 8; ++i) {
       for (unsigned odd = 0; odd < 2; ++odd) {
-        unsigned j = 2 * i + odd, bit = j * W, byte = bit / 8;
+        unsigned j = 2 * i + odd, bit = unsigned(L::bitOf(j)), byte = bit / 8;
         uint8_t *src = odd ? oddSources : evenSources;
         src[2 * i] = uint8_t(byte);
         // pshufb writes zero for an index with its top bit set.
-        src[2 * i + 1] = byte + 1 < 2 * W ? uint8_t(byte + 1) : 0x80;
+        src[2 * i + 1] = byte + 1 < kInBytes ? uint8_t(byte + 1) : 0x80;
         (odd ? oddMul : evenMul)[i] = uint16_t(1u << (8 - bit % 8));
       }
     }
@@ -152,7 +172,7 @@ uint64_t packBulk(const uint8_t *in, uint8_t *out, uint64_t n) {
   uint64_t outBytes = (n * W + 7) / 8, done = 0;
   const typename V::T mask = V::set8(uint8_t((1u << W) - 1));
 #if VMPACK_X86_LEVEL >= 2
-  static constexpr LaneTables<W> kTables;
+  static constexpr LaneTables<W, false> kTables;
   const typename V::T compact = V::lane(kTables.compact);
   // The last lane stores 16 bytes, of which 2W are output.
   for (; done + kIn <= n && done / 8 * W + kOut - 2 * W + 16 <= outBytes;
@@ -173,25 +193,28 @@ uint64_t packBulk(const uint8_t *in, uint8_t *out, uint64_t n) {
 }
 
 #if VMPACK_X86_LEVEL >= 2
-/// packed -> byte (zero- or sign-extended) for the first elements of `n`
-/// that whole vectors cover without reading past the input; returns how
-/// many (a multiple of 8).
-template <typename V, uint32_t W, bool Signed>
+/// `packed` or `word` -> byte (zero- or sign-extended) for the first
+/// elements of `n` that whole vectors cover without reading past the input;
+/// returns how many (a multiple of 16).
+template <typename V, uint32_t W, bool IsWord, bool Signed>
 uint64_t unpackBulk(const uint8_t *in, uint8_t *out, uint64_t n) {
   using T = typename V::T;
-  static constexpr LaneTables<W> kTables;
-  constexpr unsigned kOut = 16 * V::kLanes, kIn = 2 * W * V::kLanes;
-  uint64_t inBytes = (n * W + 7) / 8, done = 0;
+  using Tables = LaneTables<W, IsWord>;
+  static_assert(Tables::fits, "16 elements take at most 16 bytes");
+  static constexpr Tables kTables;
+  constexpr unsigned kLaneIn = Tables::kInBytes;
+  constexpr unsigned kOut = 16 * V::kLanes, kIn = kLaneIn * V::kLanes;
+  uint64_t inBytes = Layout<W, IsWord>::bytesOf(n), done = 0, at = 0;
   const T even = V::lane(kTables.evenSources),
           odd = V::lane(kTables.oddSources);
   const T evenMul = V::lane(kTables.evenMul), oddMul = V::lane(kTables.oddMul);
   const T mask = V::set8(uint8_t((1u << W) - 1));
   const T sign = V::set8(uint8_t(1u << (W - 1)));
   const T highBytes = V::set16(0xFF00);
-  // The last lane loads 16 bytes, of which 2W are input.
-  for (; done + kOut <= n && done / 8 * W + kIn - 2 * W + 16 <= inBytes;
-       done += kOut) {
-    T x = V::loadLanes(in + done / 8 * W, 2 * W);
+  // The last lane loads 16 bytes, of which kLaneIn are input.
+  for (; done + kOut <= n && at + kIn - kLaneIn + 16 <= inBytes;
+       done += kOut, at += kIn) {
+    T x = V::loadLanes(in + at, kLaneIn);
     T lo = V::template srli16<8>(V::mullo16(V::shuffle8(x, even), evenMul));
     T hi = V::andv(V::mullo16(V::shuffle8(x, odd), oddMul), highBytes);
     T v = V::andv(V::orv(lo, hi), mask);
@@ -201,42 +224,87 @@ uint64_t unpackBulk(const uint8_t *in, uint8_t *out, uint64_t n) {
   }
   return done;
 }
+
+/// byte -> `word` for words of two elements (W = 3, 6, 7): neighbouring
+/// bytes merge in 16-bit lanes, which are the words (P = 16) or are
+/// narrowed to bytes (P = 8). Returns how many elements it did.
+template <typename V, uint32_t W>
+uint64_t packPairsBulk(const uint8_t *in, uint8_t *out, uint64_t n) {
+  using T = typename V::T;
+  constexpr uint32_t kP = wordBitsFor(W);
+  static_assert(kP / W == 2, "two elements per word");
+  constexpr unsigned kIn = 16 * V::kLanes;
+  constexpr unsigned kLaneOut = kP == 8 ? 8 : 16;
+  uint64_t outBytes = (n + 1) / 2 * (kP / 8), done = 0, at = 0;
+  const T mask = V::set8(uint8_t((1u << W) - 1));
+  alignas(16) static constexpr uint8_t kEvenBytes[16] = {
+      0,    2,    4,    6,    8,    10,   12,   14,
+      0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+  const T narrow = V::lane(kEvenBytes);
+  for (; done + kIn <= n && at + kLaneOut * (V::kLanes - 1) + 16 <= outBytes;
+       done += kIn, at += kLaneOut * V::kLanes) {
+    T v = V::andv(V::load(in + done), mask);
+    T t = V::orv(V::andv(v, V::set16(0x00FF)),
+                 V::template srli16<8 - W>(V::andv(v, V::set16(0xFF00))));
+    if constexpr (kP == 8)
+      V::storeLanes(out + at, V::shuffle8(t, narrow), kLaneOut);
+    else
+      V::store(out + at, t);
+  }
+  return done;
+}
 #endif
 
 #if VMPACK_X86_LEVEL >= 4
-/// AVX-512 VBMI: 64 elements per step and a masked last step, so the whole
-/// range is done here.
+/// AVX-512 VBMI: up to 64 elements per step and a masked last step, so the
+/// whole range is done here.
 template <uint32_t W> struct Zmm {
   static __m512i bytes(const uint8_t (&values)[64]) {
     return _mm512_loadu_si512(values);
   }
-  struct Tables {
-    uint8_t gather[64];  ///< 64-bit lane q <- input bytes qW ... qW + 7
-    uint8_t shifts[64];  ///< byte j of each lane: bit offset jW
-    uint8_t compact[64]; ///< output byte i <- lane i / W, byte i mod W
-    constexpr Tables() : gather(), shifts(), compact() {
-      for (unsigned k = 0; k < 64; ++k) {
-        gather[k] = uint8_t(k / 8 * W + k % 8);
-        shifts[k] = uint8_t(k % 8 * W);
-        compact[k] = uint8_t(k / W * 8 + k % W);
-      }
-    }
-  };
   static __mmask64 firstBytes(uint64_t n) {
     return n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
   }
 
-  template <bool Signed>
+  /// Tables for reading a layout: each 64-bit lane q gathers the eight
+  /// bytes from the one holding element 8q's first bit, and byte j of the
+  /// lane is shifted out from element 8q + j's bit offset in them.
+  template <bool IsWord> struct ReadTables {
+    using L = Layout<W, IsWord>;
+    /// Elements per step: whole units, at most 64.
+    static constexpr unsigned kStep =
+        L::kE == 3 ? 48 : 64; // E is 1, 2, 3 or 8 for W < 8
+    static constexpr unsigned kStepBytes = unsigned(L::bytesOf(kStep));
+    uint8_t gather[64];
+    uint8_t shifts[64];
+    bool fits = true; ///< every element lies in its lane's eight bytes
+    constexpr ReadTables() : gather(), shifts() {
+      for (unsigned k = 0; k < 64; ++k) {
+        unsigned q = k / 8, j = k % 8;
+        unsigned start = unsigned(L::bitOf(8 * q) / 8);
+        unsigned offset = unsigned(L::bitOf(8 * q + j)) - 8 * start;
+        gather[k] = uint8_t(start + j);
+        shifts[k] = uint8_t(offset);
+        if (8 * q + j < kStep && offset + W > 64)
+          fits = false;
+      }
+    }
+  };
+
+  template <bool IsWord, bool Signed>
   static void unpack(const uint8_t *in, uint8_t *out, uint64_t n) {
+    using Tables = ReadTables<IsWord>;
     static constexpr Tables kTables;
+    static_assert(kTables.fits, "each element within its lane's bytes");
     const __m512i gather = bytes(kTables.gather);
     const __m512i shifts = bytes(kTables.shifts);
     const __m512i mask = _mm512_set1_epi8(char((1u << W) - 1));
     const __m512i sign = _mm512_set1_epi8(char(1u << (W - 1)));
-    for (uint64_t done = 0; done < n; done += 64) {
-      uint64_t count = n - done < 64 ? n - done : 64;
-      __m512i x = _mm512_maskz_loadu_epi8(firstBytes((count * W + 7) / 8),
-                                          in + done / 8 * W);
+    for (uint64_t done = 0; done < n; done += Tables::kStep) {
+      uint64_t count = std::min<uint64_t>(n - done, Tables::kStep);
+      __m512i x = _mm512_maskz_loadu_epi8(
+          firstBytes(Layout<W, IsWord>::bytesOf(count)),
+          in + done / Tables::kStep * Tables::kStepBytes);
       x = _mm512_multishift_epi64_epi8(shifts,
                                        _mm512_permutexvar_epi8(gather, x));
       x = _mm512_and_si512(x, mask);
@@ -246,8 +314,16 @@ template <uint32_t W> struct Zmm {
     }
   }
 
+  struct PackTables {
+    uint8_t compact[64]; ///< output byte i <- lane i / W, byte i mod W
+    constexpr PackTables() : compact() {
+      for (unsigned k = 0; k < 64; ++k)
+        compact[k] = uint8_t(k / W * 8 + k % W);
+    }
+  };
+
   static void pack(const uint8_t *in, uint8_t *out, uint64_t n) {
-    static constexpr Tables kTables;
+    static constexpr PackTables kTables;
     const __m512i compact = bytes(kTables.compact);
     const __m512i mask = _mm512_set1_epi8(char((1u << W) - 1));
     const __m512i low8 = _mm512_set1_epi16(0x00FF);
@@ -255,7 +331,7 @@ template <uint32_t W> struct Zmm {
     const __m512i pairs = _mm512_set1_epi32(int(1u | (1u << (2 * W)) << 16));
     const __m512i low32 = _mm512_set1_epi64(0xFFFFFFFFll);
     for (uint64_t done = 0; done < n; done += 64) {
-      uint64_t count = n - done < 64 ? n - done : 64;
+      uint64_t count = std::min<uint64_t>(n - done, 64);
       __m512i v = _mm512_and_si512(
           _mm512_maskz_loadu_epi8(firstBytes(count), in + done), mask);
       v = _mm512_or_si512(_mm512_and_si512(v, low8),
@@ -268,6 +344,162 @@ template <uint32_t W> struct Zmm {
                               firstBytes((count * W + 7) / 8),
                               _mm512_permutexvar_epi8(compact, v));
     }
+  }
+
+  /// Wider elements (8 < W < 64, not a multiple of 8) from `packed` or
+  /// `word` to OutBytes-byte little-endian integers, computed in lanes of
+  /// L >= OutBytes bytes (a power of two): vpermb gathers the L bytes that
+  /// start at each element's first byte and the L after them, vpshrdv
+  /// shifts the pair right by the element's bit offset.
+  template <bool IsWord, unsigned L> struct WideTables {
+    using Lay = Layout<W, IsWord>;
+    static constexpr unsigned kLanes = 64 / L;
+    /// Elements per step: whole words, at most one per lane.
+    static constexpr unsigned kStep =
+        IsWord ? kLanes / Lay::kE * Lay::kE : kLanes;
+    static constexpr unsigned kStepBytes = unsigned(Lay::bytesOf(kStep));
+    uint8_t lo[64], hi[64], shift[64];
+    constexpr WideTables() : lo(), hi(), shift() {
+      for (unsigned j = 0; j < kLanes; ++j) {
+        unsigned bit = unsigned(Lay::bitOf(j < kStep ? j : 0));
+        for (unsigned b = 0; b < L; ++b) {
+          lo[j * L + b] = uint8_t((bit / 8 + b) % 64);
+          hi[j * L + b] = uint8_t((bit / 8 + L + b) % 64);
+          shift[j * L + b] = b == 0 ? uint8_t(bit % 8) : 0;
+        }
+      }
+    }
+  };
+
+  template <bool IsWord, unsigned L, unsigned OutBytes, bool Signed>
+  static void unpackWide(const uint8_t *in, uint8_t *out, uint64_t n) {
+    static_assert(W > 8 && W < 64 && W <= 8 * OutBytes && OutBytes <= L);
+    using Tables = WideTables<IsWord, L>;
+    static constexpr Tables kTables;
+    struct Compact {
+      uint8_t index[64];
+      constexpr Compact() : index() {
+        for (unsigned i = 0; i < 64; ++i)
+          index[i] = uint8_t(i / OutBytes * L + i % OutBytes);
+      }
+    };
+    static constexpr Compact kCompact;
+    const __m512i lo = bytes(kTables.lo), hi = bytes(kTables.hi);
+    const __m512i shift = bytes(kTables.shift);
+    const __m512i compact = bytes(kCompact.index);
+    constexpr uint64_t kMask = (uint64_t(1) << W) - 1;
+    constexpr unsigned kUnused = 8 * L - W;
+    for (uint64_t done = 0; done < n; done += Tables::kStep) {
+      uint64_t count = std::min<uint64_t>(n - done, Tables::kStep);
+      __m512i x = _mm512_maskz_loadu_epi8(
+          firstBytes(Layout<W, IsWord>::bytesOf(count)),
+          in + done / Tables::kStep * Tables::kStepBytes);
+      __m512i a = _mm512_permutexvar_epi8(lo, x);
+      __m512i b = _mm512_permutexvar_epi8(hi, x);
+      __m512i v;
+      if constexpr (L == 2) {
+        v = _mm512_and_si512(_mm512_shrdv_epi16(a, b, shift),
+                             _mm512_set1_epi16(short(kMask)));
+        if constexpr (Signed)
+          v = _mm512_srai_epi16(_mm512_slli_epi16(v, kUnused), kUnused);
+      } else if constexpr (L == 4) {
+        v = _mm512_and_si512(_mm512_shrdv_epi32(a, b, shift),
+                             _mm512_set1_epi32(int(kMask)));
+        if constexpr (Signed)
+          v = _mm512_srai_epi32(_mm512_slli_epi32(v, kUnused), kUnused);
+      } else {
+        v = _mm512_and_si512(_mm512_shrdv_epi64(a, b, shift),
+                             _mm512_set1_epi64((long long)kMask));
+        if constexpr (Signed)
+          v = _mm512_srai_epi64(_mm512_slli_epi64(v, kUnused), kUnused);
+      }
+      if constexpr (OutBytes < L)
+        v = _mm512_permutexvar_epi8(compact, v);
+      _mm512_mask_storeu_epi8(out + done * OutBytes,
+                              firstBytes(count * OutBytes), v);
+    }
+  }
+
+  /// byte -> `word` with two elements per word (W = 3, 6, 7).
+  static void packPairs(const uint8_t *in, uint8_t *out, uint64_t n) {
+    constexpr uint32_t kP = wordBitsFor(W);
+    const __m512i mask = _mm512_set1_epi8(char((1u << W) - 1));
+    const __m512i low8 = _mm512_set1_epi16(0x00FF);
+    const __m512i high8 = _mm512_set1_epi16(short(0xFF00));
+    for (uint64_t done = 0; done < n; done += 64) {
+      uint64_t count = std::min<uint64_t>(n - done, 64);
+      uint64_t words = (count + 1) / 2;
+      __m512i v = _mm512_and_si512(
+          _mm512_maskz_loadu_epi8(firstBytes(count), in + done), mask);
+      v = _mm512_or_si512(_mm512_and_si512(v, low8),
+                          _mm512_srli_epi16(_mm512_and_si512(v, high8), 8 - W));
+      if constexpr (kP == 8)
+        _mm256_mask_storeu_epi8(out + done / 2, __mmask32(firstBytes(words)),
+                                _mm512_cvtepi16_epi8(v));
+      else
+        _mm512_mask_storeu_epi8(out + done, firstBytes(2 * words), v);
+    }
+  }
+};
+#endif
+
+#if VMPACK_X86_LEVEL >= 3
+/// BMI2: `word` <-> `packed` for W < 8 whose words have unused bits
+/// (W = 3, 5, 6, 7). pext drops the unused bits of the words in a 64-bit
+/// load, leaving their elements as a packed stream; pdep puts them back.
+/// A chunk is one or two 64-bit loads, so that its packed bits are whole
+/// bytes.
+template <uint32_t W> struct Bmi2Words {
+  static constexpr uint32_t kP = wordBitsFor(W), kE = kP / W;
+  static constexpr uint32_t kUsedPerLoad = 64 / kP * kE * W;
+  static constexpr uint32_t kLoads = kUsedPerLoad % 8 == 0 ? 1 : 2;
+  static_assert(kUsedPerLoad * kLoads % 8 == 0, "whole packed bytes");
+  static constexpr uint32_t kChunkElements = kLoads * 64 / kP * kE;
+  static constexpr uint32_t kChunkPacked = kLoads * kUsedPerLoad / 8;
+  static constexpr uint64_t used() {
+    uint64_t mask = 0;
+    for (uint32_t word = 0; word < 64 / kP; ++word)
+      mask |= ((uint64_t(1) << (kE * W)) - 1) << (word * kP);
+    return mask;
+  }
+  static constexpr uint64_t kUsed = used();
+
+  /// Chunks of whole elements in n; the rest goes through bytes.
+  template <typename Tail>
+  static void wordToPacked(const uint8_t *in, uint8_t *out, uint64_t n,
+                           Tail tail) {
+    uint64_t chunks = n / kChunkElements;
+    for (uint64_t c = 0; c < chunks;
+         ++c, in += 8 * kLoads, out += kChunkPacked) {
+      uint64_t a = _pext_u64(loadLE<8>(in), kUsed);
+      if constexpr (kLoads == 1) {
+        storeLE<kChunkPacked>(out, a);
+      } else {
+        uint64_t b = _pext_u64(loadLE<8>(in + 8), kUsed);
+        storeLE<8>(out, a | b << kUsedPerLoad);
+        storeLE<kChunkPacked - 8>(out + 8, b >> (64 - kUsedPerLoad));
+      }
+    }
+    tail(in, out, n - chunks * kChunkElements);
+  }
+
+  template <typename Tail>
+  static void packedToWord(const uint8_t *in, uint8_t *out, uint64_t n,
+                           Tail tail) {
+    uint64_t chunks = n / kChunkElements;
+    for (uint64_t c = 0; c < chunks;
+         ++c, in += kChunkPacked, out += 8 * kLoads) {
+      if constexpr (kLoads == 1) {
+        storeLE<8>(out, _pdep_u64(loadLE<kChunkPacked>(in), kUsed));
+      } else {
+        uint64_t lo = loadLE<8>(in), hi = loadLE<kChunkPacked - 8>(in + 8);
+        uint64_t a = lo & ((uint64_t(1) << kUsedPerLoad) - 1);
+        uint64_t b = lo >> kUsedPerLoad | hi << (64 - kUsedPerLoad);
+        storeLE<8>(out, _pdep_u64(a, kUsed));
+        storeLE<8>(out + 8, _pdep_u64(b, kUsed));
+      }
+    }
+    tail(in, out, n - chunks * kChunkElements);
   }
 };
 #endif
@@ -286,6 +518,9 @@ template <uint32_t W> struct X86Kernels : Kernels<W> {
   /// `word` is the `packed` layout when the words have no unused bits.
   static constexpr bool kWordIsPacked =
       Base::kPerWord * W == Base::kWordBits && W != 1;
+  /// Two elements to a word, with unused bits (W = 3, 6, 7).
+  static constexpr bool kWordIsPairs =
+      kVector && !kWordIsPacked && Base::kPerWord == 2;
 
   static void byteToPacked(const uint8_t *in, uint8_t *out, uint64_t n) {
     if constexpr (kVector) {
@@ -299,47 +534,131 @@ template <uint32_t W> struct X86Kernels : Kernels<W> {
     Base::byteToPacked(in, out, n);
   }
 
-  template <bool Signed>
+  /// `packed` (IsWord false) or `word` to bytes.
+  template <bool IsWord, bool Signed>
   static void unpack(const uint8_t *in, uint8_t *out, uint64_t n) {
+    using L = Layout<W, IsWord>;
+    uint64_t done = 0;
 #if VMPACK_X86_LEVEL >= 4
-    Zmm<W>::template unpack<Signed>(in, out, n);
+    if constexpr (typename Zmm<W>::template ReadTables<IsWord>().fits)
+      return Zmm<W>::template unpack<IsWord, Signed>(in, out, n);
 #elif VMPACK_X86_LEVEL >= 2
-    uint64_t done = unpackBulk<VMPACK_X86_VECTOR, W, Signed>(in, out, n);
-    if constexpr (Signed)
-      Base::packedToInt8(in + done / 8 * W, out + done, n - done);
-    else
-      Base::packedToByte(in + done / 8 * W, out + done, n - done);
-#else
-    if constexpr (Signed)
-      Base::packedToInt8(in, out, n);
+    if constexpr (LaneTables<W, IsWord>::fits)
+      done = unpackBulk<VMPACK_X86_VECTOR, W, IsWord, Signed>(in, out, n);
+#endif
+    // The rest starts on a unit boundary (done is a multiple of 16).
+    in += L::bytesOf(done);
+    out += done;
+    n -= done;
+    if constexpr (IsWord)
+      Base::wordToByte(in, out, n);
     else
       Base::packedToByte(in, out, n);
-#endif
+    if constexpr (Signed)
+      for (uint64_t k = 0; k < n; ++k)
+        out[k] = uint8_t(int8_t(uint8_t(out[k] << (8 - W))) >> (8 - W));
   }
+
+#if VMPACK_X86_LEVEL >= 4
+  /// 8 < W < 64 and not whole bytes: the wide AVX-512 kernels.
+  static constexpr bool kWide = W > 8 && W < 64 && W % 8 != 0;
+  static constexpr unsigned kLane = Base::kBytes <= 2   ? 2
+                                    : Base::kBytes <= 4 ? 4
+                                                        : 8;
+  static constexpr bool kHasPackedToInt = kWide;
+
+  static void packedToInt(const uint8_t *in, uint8_t *out, uint64_t n,
+                          unsigned dstBytes, bool signExtend) {
+    if constexpr (kWide) {
+      auto run = [&](auto signedTag) {
+        constexpr bool S = decltype(signedTag)::value;
+        if constexpr (kLane <= 2)
+          if (dstBytes == 2)
+            return Zmm<W>::template unpackWide<false, 2, 2, S>(in, out, n);
+        if constexpr (kLane <= 4)
+          if (dstBytes == 4)
+            return Zmm<W>::template unpackWide<false, 4, 4, S>(in, out, n);
+        Zmm<W>::template unpackWide<false, 8, 8, S>(in, out, n);
+      };
+      if (signExtend)
+        run(std::true_type());
+      else
+        run(std::false_type());
+    }
+  }
+#else
+  static constexpr bool kWide = false;
+  static constexpr unsigned kLane = 8;
+#endif
 
   static void packedToByte(const uint8_t *in, uint8_t *out, uint64_t n) {
     if constexpr (kVector)
-      return unpack<false>(in, out, n);
+      return unpack<false, false>(in, out, n);
+#if VMPACK_X86_LEVEL >= 4
+    if constexpr (kWide)
+      return Zmm<W>::template unpackWide<false, kLane, Base::kBytes, false>(
+          in, out, n);
+#endif
     Base::packedToByte(in, out, n);
   }
 
   static void packedToInt8(const uint8_t *in, uint8_t *out, uint64_t n) {
     if constexpr (kVector)
-      return unpack<true>(in, out, n);
+      return unpack<false, true>(in, out, n);
     Base::packedToInt8(in, out, n);
   }
 
   static void byteToWord(const uint8_t *in, uint8_t *out, uint64_t n) {
     if constexpr (kWordIsPacked && kVector)
       return byteToPacked(in, out, n);
+    if constexpr (kWordIsPairs) {
+#if VMPACK_X86_LEVEL >= 4
+      return Zmm<W>::packPairs(in, out, n);
+#elif VMPACK_X86_LEVEL >= 2
+      uint64_t done = packPairsBulk<VMPACK_X86_VECTOR, W>(in, out, n);
+      return Base::byteToWord(in + done, out + done / 2 * Base::kWordBytes,
+                              n - done);
+#endif
+    }
     Base::byteToWord(in, out, n);
   }
 
   static void wordToByte(const uint8_t *in, uint8_t *out, uint64_t n) {
     if constexpr (kWordIsPacked && kVector)
       return packedToByte(in, out, n);
+    if constexpr (kVector && W != 1)
+      return unpack<true, false>(in, out, n);
+#if VMPACK_X86_LEVEL >= 4
+    if constexpr (kWide)
+      return Zmm<W>::template unpackWide<true, kLane, Base::kBytes, false>(
+          in, out, n);
+#endif
     Base::wordToByte(in, out, n);
   }
+
+#if VMPACK_X86_LEVEL >= 3
+  static constexpr bool kHasDirectWord = kVector && !kWordIsPacked && W != 1;
+
+  static void wordToPacked(const uint8_t *in, uint8_t *out, uint64_t n) {
+    if constexpr (kHasDirectWord)
+      Bmi2Words<W>::wordToPacked(
+          in, out, n, [](const uint8_t *in, uint8_t *out, uint64_t n) {
+            uint8_t bytes[64];
+            wordToByte(in, bytes, n);
+            byteToPacked(bytes, out, n);
+          });
+  }
+
+  static void packedToWord(const uint8_t *in, uint8_t *out, uint64_t n) {
+    if constexpr (kHasDirectWord)
+      Bmi2Words<W>::packedToWord(
+          in, out, n, [](const uint8_t *in, uint8_t *out, uint64_t n) {
+            uint8_t bytes[64];
+            packedToByte(in, bytes, n);
+            byteToWord(bytes, out, n);
+          });
+  }
+#endif
 };
 
 /// The loops that do not depend on W.
