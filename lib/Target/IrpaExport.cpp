@@ -24,6 +24,7 @@
 
 #include <cstring>
 #include <mutex>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::vmpack;
