@@ -23,8 +23,8 @@ mlir::vmpack::parseInputFile(StringRef path,
 }
 
 mlir::vmpack::InputDiagnosticHandler::InputDiagnosticHandler(
-    llvm::SourceMgr &sourceMgr, MLIRContext *context)
-    : SourceMgrDiagnosticHandler(sourceMgr, context) {
+    llvm::SourceMgr &sourceMgr, MLIRContext *context, llvm::raw_ostream &os)
+    : SourceMgrDiagnosticHandler(sourceMgr, context, os) {
   // Replaces the base class's handler, which only prints.
   setHandler([this](Diagnostic &diag) {
     emitExplained(diag);

@@ -9,6 +9,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <memory>
 #include <string>
@@ -34,9 +35,11 @@ parseInputFile(StringRef path,
 ///   the dialect and points to generic form or bytecode;
 /// - bytecode newer than this MLIR reads gets a note on how to write an
 ///   older version.
+/// Diagnostics go to `os` (the Python binding collects them in a string).
 class InputDiagnosticHandler : public SourceMgrDiagnosticHandler {
 public:
-  InputDiagnosticHandler(llvm::SourceMgr &sourceMgr, MLIRContext *context);
+  InputDiagnosticHandler(llvm::SourceMgr &sourceMgr, MLIRContext *context,
+                         llvm::raw_ostream &os = llvm::errs());
 
 private:
   void emitExplained(Diagnostic &diag);

@@ -1,0 +1,72 @@
+# The Python package (python/): decides VMPACK_ENABLE_PYTHON and finds its
+# dependencies, all Debian packages (the README says which): python3-dev
+# (the interpreter and headers), pybind11-dev / python3-pybind11 and
+# python3-numpy; pytest (python3-pytest) runs the tests.
+#
+# -DVMPACK_ENABLE_PYTHON=ON requires them; unset, the package is built when
+# they are found, except in sanitizer and fuzzing builds: an extension built
+# with ASan cannot be loaded by an uninstrumented python3 without preloading
+# the ASan runtime, so there the tests are registered as skipped instead.
+
+macro(vmpack_find_python required)
+  set(mode QUIET)
+  if(${required})
+    set(mode REQUIRED)
+  endif()
+  find_package(Python3 3.8 COMPONENTS Interpreter Development.Module NumPy
+    ${mode})
+  # The first python3 on PATH may be one without numpy (a pyenv or a venv
+  # shim); Debian's own interpreter is the one python3-numpy serves.
+  if(NOT Python3_NumPy_FOUND AND NOT DEFINED CACHE{VMPACK_PYTHON_RETRIED}
+     AND EXISTS /usr/bin/python3)
+    set(VMPACK_PYTHON_RETRIED TRUE CACHE INTERNAL "")
+    unset(Python3_EXECUTABLE CACHE)
+    unset(_Python3_EXECUTABLE CACHE)
+    unset(_Python3_INTERPRETER_SIGNATURE CACHE)
+    unset(_Python3_NumPy_INCLUDE_DIR CACHE)
+    set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH
+      "The Python interpreter" FORCE)
+    find_package(Python3 3.8 COMPONENTS Interpreter Development.Module NumPy
+      ${mode})
+  endif()
+  if(Python3_FOUND AND Python3_NumPy_FOUND)
+    find_package(pybind11 2.6 CONFIG ${mode})
+  endif()
+  set(VMPACK_PYTHON_FOUND FALSE)
+  if(Python3_FOUND AND Python3_NumPy_FOUND AND pybind11_FOUND)
+    set(VMPACK_PYTHON_FOUND TRUE)
+  endif()
+endmacro()
+
+set(vmpack_python_sanitized OFF)
+if(VMPACK_SANITIZE OR VMPACK_FUZZ)
+  set(vmpack_python_sanitized ON)
+endif()
+
+if(NOT DEFINED VMPACK_ENABLE_PYTHON)
+  set(vmpack_python_default OFF)
+  if(NOT vmpack_python_sanitized)
+    vmpack_find_python(OFF)
+    set(vmpack_python_default ${VMPACK_PYTHON_FOUND})
+  endif()
+  option(VMPACK_ENABLE_PYTHON
+    "Build the Python package (python3-dev, pybind11, numpy)"
+    ${vmpack_python_default})
+  if(NOT vmpack_python_sanitized AND NOT VMPACK_PYTHON_FOUND)
+    message(STATUS "Python package: off (needs python3-dev, pybind11-dev "
+      "and python3-numpy; scripts/install-deps.sh installs them)")
+  endif()
+endif()
+
+if(VMPACK_ENABLE_PYTHON)
+  if(NOT VMPACK_PYTHON_FOUND)
+    vmpack_find_python(ON)
+  endif()
+elseif(vmpack_python_sanitized)
+  add_test(NAME python-tests COMMAND ${CMAKE_COMMAND} -E echo
+    "Skipped: the Python package is not built in sanitizer/fuzzing builds "
+    "(an ASan-instrumented extension cannot be loaded by an uninstrumented "
+    "python3); the Release build runs these tests")
+  set_tests_properties(python-tests PROPERTIES SKIP_REGULAR_EXPRESSION
+    "Skipped:")
+endif()

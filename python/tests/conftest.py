@@ -1,0 +1,29 @@
+"""Shared fixtures: where the build and the sources are, and modules the
+compiler makes from MLIR the tests write."""
+
+import os
+import pathlib
+
+import pytest
+
+import vmpack
+
+SOURCE_DIR = pathlib.Path(
+    os.environ.get("VMPACK_SOURCE_DIR",
+                   pathlib.Path(__file__).resolve().parents[2]))
+BUILD_DIR = pathlib.Path(os.environ["VMPACK_BUILD_DIR"]) \
+    if "VMPACK_BUILD_DIR" in os.environ else None
+
+needs_compiler = pytest.mark.skipif(
+    not vmpack._vmpack.HAS_COMPILER,
+    reason="vmpack was built without MLIR (-DVMPACK_ENABLE_MLIR=OFF): "
+    "vmpack.compile is not available")
+
+
+def compile_text(tmp_path, text, name="m", **options):
+    """Writes MLIR text, compiles it with vmpack.compile, returns the path."""
+    source = tmp_path / f"{name}.mlir"
+    source.write_text(text)
+    output = tmp_path / f"{name}.vmpk"
+    vmpack.compile(source, output, **options)
+    return output

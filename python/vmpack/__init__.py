@@ -1,0 +1,370 @@
+"""vmpack: module archives (.vmpk) as numpy arrays, and the compiler.
+
+    import vmpack
+    with vmpack.open("llama.vmpk") as m:
+        m.verify()                                  # every CRC-32
+        w = m.get_tensor("layers.0.attention.wq")   # i4 -> int8, sign-aware
+    vmpack.compile("model.mlirbc", "model.vmpk")
+
+A thin layer over the C runtime (include/vmpack/vmpack.h) in the extension
+module vmpack._vmpack. docs/python.md is the reference.
+"""
+
+import os as _os
+import sys as _sys
+
+import numpy as _np
+
+from . import _vmpack
+from ._vmpack import (
+    BufferTooSmallError,
+    ChecksumError,
+    Error,
+    FormatError,
+    InternalError,
+    InvalidArgumentError,
+    IOError,
+    NotFoundError,
+    OutOfMemoryError,
+    OutOfRangeError,
+    UnsupportedError,
+)
+
+if _vmpack.HAS_COMPILER:
+    from ._vmpack import CompileError
+else:
+
+    class CompileError(Error):
+        """vmpack.compile failed (this build has no compiler)."""
+
+
+__all__ = [
+    "open", "load", "compile", "Module", "Segment", "Error", "CompileError",
+    "InvalidArgumentError", "IOError", "FormatError", "ChecksumError",
+    "NotFoundError", "OutOfRangeError", "UnsupportedError",
+    "BufferTooSmallError", "OutOfMemoryError", "InternalError",
+]
+
+_KIND = _vmpack.SCALAR_KINDS
+_INT_KINDS = {_KIND["SIGNLESS_INT"], _KIND["SIGNED_INT"], _KIND["UNSIGNED_INT"],
+              _KIND["INDEX"]}
+# Float kinds whose bytes are a numpy dtype as they are.
+_NATIVE_FLOATS = {_KIND["F16"]: _np.float16, _KIND["F32"]: _np.float32,
+                  _KIND["F64"]: _np.float64}
+_NATIVE_COMPLEX = {_KIND["F32"]: _np.complex64, _KIND["F64"]: _np.complex128}
+# Wider floats the C runtime does not decode.
+_UNDECODABLE_FLOATS = {_KIND["F64"], _KIND["F80"], _KIND["F128"]}
+_UNPACK_DTYPES = {name: _np.dtype(name) for name in _vmpack.DTYPES}
+# Stored bytes are little-endian (docs/packing.md): views need a LE host.
+_LITTLE_ENDIAN = _sys.byteorder == "little"
+
+
+def _native_dtype(kind, bits):
+    """The numpy dtype whose bytes are this scalar's stored bytes, or None."""
+    if not _LITTLE_ENDIAN:
+        return None
+    if kind in _INT_KINDS and bits in (8, 16, 32, 64):
+        signed = kind != _KIND["UNSIGNED_INT"]
+        return _np.dtype(("int" if signed else "uint") + str(bits))
+    if kind in _NATIVE_FLOATS:
+        return _np.dtype(_NATIVE_FLOATS[kind])
+    return None
+
+
+def _unpack_dtype(kind, bits):
+    """The dtype the C runtime unpacks a scalar into by default, or None."""
+    if kind in _INT_KINDS:
+        for candidate in ("int8", "int16", "int32"):
+            if bits <= _UNPACK_DTYPES[candidate].itemsize * 8:
+                return _UNPACK_DTYPES[candidate]
+        return None
+    if kind in _UNDECODABLE_FLOATS:
+        return None
+    return _UNPACK_DTYPES["float32"]
+
+
+def _decode_name(raw):
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _encode_name(name):
+    if isinstance(name, (bytes, bytearray, memoryview)):
+        return bytes(name)
+    return str(name).encode("utf-8", "surrogateescape")
+
+
+class Segment:
+    """One constant of a module: a stored segment, or an alias of one.
+
+    Attributes: name, index, shape, mlir_type, element_type, encoding,
+    nbytes, offset, alignment, checksum, is_alias, alias_of, source_kind,
+    source_key. Byte-level facts (encoding, nbytes, offset, alignment,
+    checksum, raw) of an alias are those of the segment it shares.
+    """
+
+    def __init__(self, module, info):
+        self._module = module
+        self._info = info
+        self.index = info["index"]
+        self.name = _decode_name(info["name"])
+        self.shape = info["shape"]
+        self.size = info["element_count"]
+        self.mlir_type = info["mlir_type"]
+        self.element_type = info["element_type"]
+        self.encoding = _vmpack.ENCODINGS[info["encoding"]]
+        self.nbytes = info["length"]
+        self.offset = info["offset"]
+        self.alignment = info["alignment"]
+        self.checksum = info["checksum"]
+        self.is_alias = info["is_alias"]
+        self.alias_of = (
+            _decode_name(module._handle().info(info["alias_of"])["name"])
+            if self.is_alias else None)
+        self.source_kind = _vmpack.SOURCE_KINDS.get(info["source_kind"])
+        self.source_key = info["source_key"]
+        self.scalar_kind = info["scalar_kind"]
+        self.scalar_bits = info["scalar_bits"]
+        self.is_complex = info["is_complex"]
+
+    def __repr__(self):
+        what = f"alias of {self.alias_of!r}" if self.is_alias else \
+            f"{self.encoding}, {self.nbytes} bytes at {self.offset}"
+        return f"<vmpack.Segment {self.name!r} {self.mlir_type} ({what})>"
+
+    @property
+    def raw(self):
+        """The stored bytes: a read-only memoryview into the mapped file.
+
+        No copy; it keeps the mapping alive (see Module.close)."""
+        return memoryview(self._module._handle().view(self.index))
+
+    @property
+    def natural_dtype(self):
+        """The numpy dtype numpy() returns by default, or None if the
+        runtime cannot widen this element type (read `raw` then)."""
+        native = _native_dtype(self.scalar_kind, self.scalar_bits)
+        if native is not None:
+            if self.is_complex and self.scalar_kind in _NATIVE_COMPLEX:
+                return _np.dtype(_NATIVE_COMPLEX[self.scalar_kind])
+            return native
+        unpacked = _unpack_dtype(self.scalar_kind, self.scalar_bits)
+        if unpacked is not None and self.is_complex and unpacked.kind == "f":
+            return _np.dtype(_np.complex64)
+        return unpacked
+
+    def _zero_copy(self, dtype):
+        view = self._module._handle().view(self.index)
+        array = view.view(dtype)
+        shape = self.shape + ((2,) if self.is_complex and
+                              dtype.kind != "c" else ())
+        return array.reshape(shape)
+
+    def numpy(self, dtype=None):
+        """The elements as a numpy array of this segment's shape.
+
+        dtype=None: byte-aligned integers (8/16/32/64 bits), f16, f32, f64
+        and complex<f32>/<f64> are zero-copy read-only views of the mapped
+        file; other integers are widened sign-aware (iN, siN, index
+        sign-extend, uiN zero-extends) into the smallest of int8/16/32 that
+        holds them; other floats of at most 32 bits (f4, f6, f8, bf16, tf32)
+        are decoded to float32, complex ones to complex64.
+
+        dtype="int8"|"int16"|"int32"|"float32" asks the C runtime for that
+        destination type; a complex element gives two values (real,
+        imaginary) on a trailing axis of length 2. A dtype equal to the
+        zero-copy one returns the view. Anything else raises
+        vmpack.UnsupportedError, as does a type the runtime cannot widen.
+        """
+        native = _native_dtype(self.scalar_kind, self.scalar_bits)
+        if dtype is None:
+            natural = self.natural_dtype
+            if natural is None:
+                raise UnsupportedError(
+                    f"segment {self.name!r}: {self.element_type} has no numpy "
+                    "dtype the runtime unpacks into; read Segment.raw")
+            if native is not None:
+                return self._zero_copy(natural)
+            if natural.kind == "c":
+                flat = self.unpack(dtype="float32")
+                return flat.view(_np.complex64).reshape(self.shape)
+            return self.unpack(dtype=natural).reshape(self._value_shape())
+        dtype = _np.dtype(dtype)
+        if native is not None and dtype == native:
+            return self._zero_copy(native)
+        return self.unpack(dtype=dtype).reshape(self._value_shape())
+
+    def _value_shape(self):
+        return self.shape + ((2,) if self.is_complex else ())
+
+    def unpack(self, first=0, count=None, dtype="int32"):
+        """Elements [first, first + count) through the C runtime's unpack,
+        as a new 1-D array (two values per complex element). The GIL is
+        released for outputs of RELEASE_GIL_BYTES or more."""
+        dtype = _np.dtype(dtype)
+        if dtype.name not in _vmpack.DTYPES:
+            raise UnsupportedError(
+                f"segment {self.name!r}: dtype {dtype.name} is not one of "
+                f"{', '.join(_vmpack.DTYPES)} (or the zero-copy dtype "
+                f"{_native_dtype(self.scalar_kind, self.scalar_bits)})")
+        if count is None:
+            count = max(self.size - first, 0)
+        per = 2 if self.is_complex else 1
+        out = _np.empty(count * per, dtype=dtype)
+        self._module._handle().unpack(self.index, first, count,
+                                      _vmpack.DTYPES[dtype.name], out)
+        return out
+
+    def __array__(self, dtype=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+
+class Module:
+    """An open module archive. Use vmpack.open() or vmpack.load().
+
+    A mapping from constant names to Segments: keys() lists the stored
+    segments in file order, then the aliases.
+    """
+
+    def __init__(self, handle, path=None):
+        self._raw = handle
+        self.path = path
+        self._segments = None
+        self._names = None
+
+    def _handle(self):
+        if self._raw.closed:
+            raise ValueError(f"vmpack module {self.path or '<memory>'} is "
+                             "closed")
+        return self._raw
+
+    def _load_names(self):
+        h = self._handle()  # raises once closed
+        if self._names is None:
+            self._segments = [Segment(self, h.info(i)) for i in range(h.count())]
+            self._names = {s.name: s for s in self._segments}
+        return self._names
+
+    # Module facts.
+    @property
+    def name(self):
+        return self._handle().name
+
+    @property
+    def producer(self):
+        return self._handle().producer
+
+    @property
+    def format_version(self):
+        return self._handle().format_version
+
+    @property
+    def metadata(self):
+        """Module facts: name, producer, format_version and counts."""
+        self._load_names()
+        aliases = sum(1 for s in self._segments if s.is_alias)
+        return {"name": self.name, "producer": self.producer,
+                "format_version": self.format_version,
+                "segments": len(self._segments) - aliases,
+                "aliases": aliases}
+
+    @property
+    def program(self):
+        """The program entry (MLIR bytecode), a read-only memoryview."""
+        return memoryview(self._handle().program())
+
+    # The mapping.
+    def keys(self):
+        return list(self._load_names())
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self._load_names())
+
+    def __contains__(self, name):
+        return name in self._load_names()
+
+    def values(self):
+        self._load_names()
+        return list(self._segments)
+
+    def items(self):
+        return list(self._load_names().items())
+
+    def __getitem__(self, name):
+        names = self._load_names()
+        if isinstance(name, str) and name in names:
+            return names[name]
+        index = self._handle().find(_encode_name(name))  # NotFoundError
+        return self._segments[index]
+
+    def get_tensor(self, name, dtype=None):
+        """self[name].numpy(dtype): see Segment.numpy."""
+        return self[name].numpy(dtype)
+
+    def verify(self, threads=0):
+        """Full verification: every CRC-32, all padding, every byte of the
+        file accounted for; raises vmpack.ChecksumError naming the damaged
+        entry. threads=0 uses one per core. Runs without the GIL."""
+        self._handle().verify(threads)
+
+    def close(self):
+        """Closes the module. Arrays and memoryviews already handed out stay
+        valid: the file stays mapped until the last of them is gone. Every
+        later call on the module or its Segments raises ValueError."""
+        self._raw.close()
+
+    @property
+    def closed(self):
+        return self._raw.closed
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __repr__(self):
+        if self.closed:
+            return f"<vmpack.Module {self.path or '<memory>'} (closed)>"
+        return (f"<vmpack.Module {self.name!r} ({len(self)} constants) "
+                f"from {self.path or '<memory>'}>")
+
+
+def open(path):
+    """Maps the module at `path` (str or os.PathLike) and checks its
+    structure (time proportional to the index, not the data). Raises
+    vmpack.IOError if the file cannot be read, vmpack.FormatError if it is
+    not a valid module."""
+    path = _os.fspath(path)
+    if isinstance(path, bytes):
+        path = _os.fsdecode(path)
+    return Module(_vmpack.Module.open_file(path), path)
+
+
+def load(data):
+    """Opens a module from a bytes-like object (copied once into an
+    aligned buffer the module owns)."""
+    return Module(_vmpack.Module.open_memory(data))
+
+
+def compile(input, output, encoding="packed", alignment=64, threads=0,
+            module_name=None, dedup="resources", zero_fill_elided=False,
+            strip_debuginfo=False, allow_unregistered_dialect=True,
+            fsync=False):
+    """Compiles an MLIR module (.mlir or .mlirbc) into a module archive, as
+    vmpack-compile does (same options, same bytes). The output is written
+    to a temporary file and renamed; on error nothing is written and
+    vmpack.CompileError carries the diagnostics. Runs without the GIL."""
+    if not _vmpack.HAS_COMPILER:
+        raise UnsupportedError(
+            "vmpack.compile: this vmpack was built without MLIR "
+            "(-DVMPACK_ENABLE_MLIR=OFF)")
+    _vmpack.compile(_os.fsdecode(_os.fspath(input)),
+                    _os.fsdecode(_os.fspath(output)), encoding,
+                    int(alignment), int(threads), module_name or "", dedup,
+                    bool(zero_fill_elided), bool(strip_debuginfo),
+                    bool(allow_unregistered_dialect), bool(fsync))
