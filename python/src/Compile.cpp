@@ -25,6 +25,7 @@ namespace py = pybind11;
 namespace {
 
 PyObject *compileErrorClass;
+PyObject *invalidArgumentClass;
 
 std::optional<::vmpack::Encoding> parseEncoding(const std::string &name) {
   if (name == "packed")
@@ -97,6 +98,7 @@ void vmpack::python::registerCompile(py::module_ &m) {
       "(file:line:col: error: ...). Nothing was written.",
       m.attr("Error").ptr(), nullptr);
   m.add_object("CompileError", py::handle(compileErrorClass));
+  invalidArgumentClass = m.attr("InvalidArgumentError").ptr();
 
   m.def(
       "compile",
@@ -106,8 +108,7 @@ void vmpack::python::registerCompile(py::module_ &m) {
          bool zeroFillElided, bool stripDebugInfo, bool allowUnregistered,
          bool fsync) {
         auto invalid = [&](const std::string &message) {
-          py::object cls = m.attr("InvalidArgumentError");
-          PyErr_SetString(cls.ptr(), message.c_str());
+          PyErr_SetString(invalidArgumentClass, message.c_str());
           throw py::error_already_set();
         };
         mlir::vmpack::SerializeOptions options;

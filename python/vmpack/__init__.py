@@ -71,11 +71,18 @@ def _native_dtype(kind, bits):
     return None
 
 
+def _fits(kind, bits, dtype):
+    """Whether every value of an integer type is a value of `dtype` (the C
+    runtime accepts uiN into intN too, wrapping the upper half)."""
+    limit = dtype.itemsize * 8
+    return bits < limit if kind == _KIND["UNSIGNED_INT"] else bits <= limit
+
+
 def _unpack_dtype(kind, bits):
     """The dtype the C runtime unpacks a scalar into by default, or None."""
     if kind in _INT_KINDS:
         for candidate in ("int8", "int16", "int32"):
-            if bits <= _UNPACK_DTYPES[candidate].itemsize * 8:
+            if _fits(kind, bits, _UNPACK_DTYPES[candidate]):
                 return _UNPACK_DTYPES[candidate]
         return None
     if kind in _UNDECODABLE_FLOATS:
@@ -206,6 +213,11 @@ class Segment:
                 f"segment {self.name!r}: dtype {dtype.name} is not one of "
                 f"{', '.join(_vmpack.DTYPES)} (or the zero-copy dtype "
                 f"{_native_dtype(self.scalar_kind, self.scalar_bits)})")
+        if self.scalar_kind in _INT_KINDS and dtype.kind == "i" and \
+                not _fits(self.scalar_kind, self.scalar_bits, dtype):
+            raise UnsupportedError(
+                f"segment {self.name!r}: {self.element_type} does not fit "
+                f"{dtype.name}")
         if count is None:
             count = max(self.size - first, 0)
         per = 2 if self.is_complex else 1
