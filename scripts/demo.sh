@@ -60,6 +60,18 @@ show unzip -l "$module"
 step "Reading it back with the C runtime: map, verify, unpack int4 to int32"
 show "$bin/vmpack-example" "$module" layers.0.attention.wq
 
+step "And with the Python package (numpy arrays over the same C runtime)"
+python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+if [ -n "$python" ] && ls "$build"/python/vmpack/_vmpack*.so >/dev/null 2>&1; then
+  printf '$ PYTHONPATH=%s %s examples/python/vmpack_example.py %s %s\n' \
+    "$build/python" "$(basename "$python")" "$module" layers.0.attention.wq
+  PYTHONPATH="$build/python" "$python" "$root/examples/python/vmpack_example.py" \
+    "$module" layers.0.attention.wq
+else
+  echo "(the Python package is not built: it needs python3-dev, pybind11-dev"
+  echo " and python3-numpy, which scripts/install-deps.sh installs)"
+fi
+
 step "And the MLIR it was compiled from (vmpack-dump --mlir, lines cut short)"
 "$bin/vmpack-dump" --mlir "$module" | cut -c1-110 | head -n 14 || true
 

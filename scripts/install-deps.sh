@@ -10,6 +10,7 @@ packages=(
   zlib1g-dev libisal-dev libdeflate-dev
   googletest libgtest-dev libbenchmark-dev
   unzip
+  python3-dev pybind11-dev python3-pybind11 python3-pytest
   nlohmann-json3-dev python3-numpy
 )
 

@@ -196,6 +196,7 @@ public:
     return vmpack_module_format_version(get());
   }
   size_t count() const { return vmpack_module_segment_count(get()); }
+  int container() const { return int(vmpack_module_container(get())); }
 
   py::dict info(size_t index) const {
     vmpack_segment_info_t i;
@@ -223,6 +224,16 @@ public:
     d["source_alignment"] = i.source_alignment;
     d["is_alias"] = bool(i.is_alias);
     d["alias_of"] = i.is_alias ? py::object(py::int_(i.alias_of)) : py::none();
+    d["kind"] = int(i.kind);
+    d["splat_pattern"] =
+        i.splat_pattern ? py::object(py::bytes(
+                              reinterpret_cast<const char *>(i.splat_pattern),
+                              i.splat_pattern_length))
+                        : py::none();
+    d["metadata"] = i.metadata ? py::object(py::bytes(
+                                     static_cast<const char *>(i.metadata),
+                                     size_t(i.metadata_length)))
+                               : py::none();
     return d;
   }
 
@@ -233,10 +244,25 @@ public:
     return index;
   }
 
-  /// The stored bytes of segment `index`, without copying.
+  /// The stored bytes of segment `index`, without copying. A splat (.irpa)
+  /// stores no bytes: its pattern is repeated into a new array.
   py::array view(size_t index) const {
     vmpack_segment_info_t i;
     check(vmpack_module_segment_info(get(), index, &i));
+    if (i.kind == VMPACK_SEGMENT_UNTYPED_SPLAT) {
+      if (!i.splat_pattern_length || i.length % i.splat_pattern_length) {
+        PyErr_SetString(statusClasses[VMPACK_ERROR_FORMAT],
+                        "splat length is not a multiple of its pattern");
+        throw py::error_already_set();
+      }
+      py::array_t<uint8_t> out(py::ssize_t(i.length));
+      uint8_t *dst = out.mutable_data();
+      for (uint64_t k = 0; k < i.length; k += i.splat_pattern_length)
+        std::memcpy(dst + k, i.splat_pattern, i.splat_pattern_length);
+      py::detail::array_proxy(out.ptr())->flags &=
+          ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+      return std::move(out);
+    }
     return byteView(handle, i.data, i.length);
   }
 
@@ -338,12 +364,22 @@ PYBIND11_MODULE(_vmpack, m) {
   encodings[py::int_(int(VMPACK_ENCODING_PACKED))] = "packed";
   encodings[py::int_(int(VMPACK_ENCODING_WORD))] = "word";
   encodings[py::int_(int(VMPACK_ENCODING_BYTE))] = "byte";
+  encodings[py::int_(int(VMPACK_ENCODING_NONE))] = "none";
   m.attr("ENCODINGS") = encodings;
   py::dict sourceKinds;
   sourceKinds[py::int_(int(VMPACK_SOURCE_DENSE))] = "dense";
   sourceKinds[py::int_(int(VMPACK_SOURCE_DENSE_RESOURCE))] = "dense_resource";
   sourceKinds[py::int_(int(VMPACK_SOURCE_PACKED_RESOURCE))] = "packed_resource";
   m.attr("SOURCE_KINDS") = sourceKinds;
+  py::dict segmentKinds;
+  segmentKinds[py::int_(int(VMPACK_SEGMENT_TYPED))] = "typed";
+  segmentKinds[py::int_(int(VMPACK_SEGMENT_UNTYPED_DATA))] = "untyped";
+  segmentKinds[py::int_(int(VMPACK_SEGMENT_UNTYPED_SPLAT))] = "splat";
+  m.attr("SEGMENT_KINDS") = segmentKinds;
+  py::dict containers;
+  containers[py::int_(int(VMPACK_CONTAINER_VMPK))] = "vmpk";
+  containers[py::int_(int(VMPACK_CONTAINER_IRPA))] = "irpa";
+  m.attr("CONTAINERS") = containers;
   py::dict dtypes;
   dtypes["int8"] = int(VMPACK_DTYPE_INT8);
   dtypes["int16"] = int(VMPACK_DTYPE_INT16);
@@ -364,6 +400,7 @@ PYBIND11_MODULE(_vmpack, m) {
       .def_property_readonly("producer", &Module::producer)
       .def_property_readonly("format_version", &Module::formatVersion)
       .def("count", &Module::count)
+      .def("container", &Module::container)
       .def("info", &Module::info, py::arg("index"))
       .def("find", &Module::find, py::arg("name"))
       .def("view", &Module::view, py::arg("index"))

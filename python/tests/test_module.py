@@ -246,3 +246,32 @@ def test_compiled_aliases(tmp_path):
                                       [[1, -2], [3, 4], [-5, 6]])
         np.testing.assert_array_equal(m.get_tensor("output"),
                                       m.get_tensor("embed"))
+
+
+def test_unpack_into_a_buffer():
+    with vmpack.open(corpus("types-packed")) as m:
+        s = m["i4"]
+        out = np.full(10, 99, np.int8)
+        assert s.unpack(dtype="int8", out=out) is out
+        assert out.tolist() == [1, -2, 3, -4, 5, 6, 7, 99, 99, 99]
+        assert s.unpack(2, 3, "int16").tolist() == [3, -4, 5]
+        with pytest.raises(vmpack.BufferTooSmallError, match="need"):
+            s.unpack(dtype="int8", out=np.empty(6, np.int8))
+        with pytest.raises(vmpack.InvalidArgumentError, match="dtype"):
+            s.unpack(dtype="int8", out=np.empty(7, np.int16))
+        with pytest.raises(vmpack.InvalidArgumentError, match="contiguous"):
+            s.unpack(dtype="int8", out=np.empty(14, np.int8)[::2])
+        with pytest.raises(vmpack.UnsupportedError, match="float64"):
+            s.unpack(dtype="float64")
+
+
+def test_the_example_script():
+    import subprocess
+    import sys
+    script = SOURCE_DIR / "examples" / "python" / "vmpack_example.py"
+    out = subprocess.run([sys.executable, script, corpus("tiny-llama"),
+                          "layers.0.attention.wq"], check=True,
+                         capture_output=True, text=True).stdout
+    assert "all checksums OK" in out
+    assert "as numpy: int8 (64, 64)" in out
+    assert "float16 (64,), a view of the mapped file" in out

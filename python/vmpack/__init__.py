@@ -132,6 +132,15 @@ class Segment:
         self.scalar_kind = info["scalar_kind"]
         self.scalar_bits = info["scalar_bits"]
         self.is_complex = info["is_complex"]
+        # "typed", or for .irpa entries "untyped" (stored bytes) or "splat"
+        # (a pattern repeated, no stored bytes); untyped ones have no type:
+        # their shape is (nbytes,) and their elements are bytes.
+        self.kind = _vmpack.SEGMENT_KINDS[info["kind"]]
+        self.splat_pattern = info["splat_pattern"]
+        self.metadata = info["metadata"]
+        if self.kind != "typed":
+            self.shape = (self.nbytes,)
+            self.size = self.nbytes
 
     def __repr__(self):
         what = f"alias of {self.alias_of!r}" if self.is_alias else \
@@ -142,13 +151,16 @@ class Segment:
     def raw(self):
         """The stored bytes: a read-only memoryview into the mapped file.
 
-        No copy; it keeps the mapping alive (see Module.close)."""
+        No copy; it keeps the mapping alive (see Module.close). A splat
+        stores no bytes: its raw is the pattern repeated, in new memory."""
         return memoryview(self._module._handle().view(self.index))
 
     @property
     def natural_dtype(self):
         """The numpy dtype numpy() returns by default, or None if the
         runtime cannot widen this element type (read `raw` then)."""
+        if self.kind != "typed":
+            return _np.dtype(_np.uint8)
         native = _native_dtype(self.scalar_kind, self.scalar_bits)
         if native is not None:
             if self.is_complex and self.scalar_kind in _NATIVE_COMPLEX:
@@ -182,6 +194,8 @@ class Segment:
         zero-copy one returns the view. Anything else raises
         vmpack.UnsupportedError, as does a type the runtime cannot widen.
         """
+        if self.kind != "typed":
+            return self._untyped(dtype)
         native = _native_dtype(self.scalar_kind, self.scalar_bits)
         if dtype is None:
             natural = self.natural_dtype
@@ -200,13 +214,29 @@ class Segment:
             return self._zero_copy(native)
         return self.unpack(dtype=dtype).reshape(self._value_shape())
 
+    def _untyped(self, dtype):
+        """An .irpa entry's bytes, reinterpreted as `dtype` (any numpy
+        dtype whose size divides the length; uint8 by default): a view of
+        the mapping for stored bytes."""
+        data = self._module._handle().view(self.index)
+        if dtype is None:
+            return data
+        dtype = _np.dtype(dtype)
+        if dtype.itemsize == 0 or self.nbytes % dtype.itemsize:
+            raise InvalidArgumentError(
+                f"segment {self.name!r}: {self.nbytes} untyped bytes are not "
+                f"a whole number of {dtype.name} ({dtype.itemsize} bytes)")
+        return data.view(dtype)
+
     def _value_shape(self):
         return self.shape + ((2,) if self.is_complex else ())
 
-    def unpack(self, first=0, count=None, dtype="int32"):
+    def unpack(self, first=0, count=None, dtype="int32", out=None):
         """Elements [first, first + count) through the C runtime's unpack,
-        as a new 1-D array (two values per complex element). The GIL is
-        released for outputs of RELEASE_GIL_BYTES or more."""
+        as a 1-D array (two values per complex element): a new one, or
+        `out` (a writable C-contiguous array of dtype `dtype` and at least
+        that many values) to reuse memory. The GIL is released for outputs
+        of RELEASE_GIL_BYTES or more."""
         dtype = _np.dtype(dtype)
         if dtype.name not in _vmpack.DTYPES:
             raise UnsupportedError(
@@ -214,6 +244,7 @@ class Segment:
                 f"{', '.join(_vmpack.DTYPES)} (or the zero-copy dtype "
                 f"{_native_dtype(self.scalar_kind, self.scalar_bits)})")
         if self.scalar_kind in _INT_KINDS and dtype.kind == "i" and \
+                self.kind == "typed" and \
                 not _fits(self.scalar_kind, self.scalar_bits, dtype):
             raise UnsupportedError(
                 f"segment {self.name!r}: {self.element_type} does not fit "
@@ -221,7 +252,11 @@ class Segment:
         if count is None:
             count = max(self.size - first, 0)
         per = 2 if self.is_complex else 1
-        out = _np.empty(count * per, dtype=dtype)
+        if out is None:
+            out = _np.empty(count * per, dtype=dtype)
+        elif out.dtype != dtype:
+            raise InvalidArgumentError(
+                f"unpack: out has dtype {out.dtype}, not {dtype}")
         self._module._handle().unpack(self.index, first, count,
                                       _vmpack.DTYPES[dtype.name], out)
         return out
@@ -271,18 +306,26 @@ class Module:
         return self._handle().format_version
 
     @property
+    def container(self):
+        """The kind of file: "vmpk" or "irpa"."""
+        return _vmpack.CONTAINERS[self._handle().container()]
+
+    @property
     def metadata(self):
-        """Module facts: name, producer, format_version and counts."""
+        """Module facts: container, name, producer, format_version and
+        counts."""
         self._load_names()
         aliases = sum(1 for s in self._segments if s.is_alias)
-        return {"name": self.name, "producer": self.producer,
+        return {"container": self.container,
+                "name": self.name, "producer": self.producer,
                 "format_version": self.format_version,
                 "segments": len(self._segments) - aliases,
                 "aliases": aliases}
 
     @property
     def program(self):
-        """The program entry (MLIR bytecode), a read-only memoryview."""
+        """The program entry (MLIR bytecode), a read-only memoryview.
+        vmpack.UnsupportedError for an .irpa, which has none."""
         return memoryview(self._handle().program())
 
     # The mapping.
@@ -319,7 +362,8 @@ class Module:
     def verify(self, threads=0):
         """Full verification: every CRC-32, all padding, every byte of the
         file accounted for; raises vmpack.ChecksumError naming the damaged
-        entry. threads=0 uses one per core. Runs without the GIL."""
+        entry. threads=0 uses one per core. Runs without the GIL. An .irpa
+        has no checksums: its layout is checked (vmpack.FormatError)."""
         self._handle().verify(threads)
 
     def close(self):
@@ -348,7 +392,9 @@ class Module:
 
 def open(path):
     """Maps the module at `path` (str or os.PathLike) and checks its
-    structure (time proportional to the index, not the data). Raises
+    structure (time proportional to the index, not the data). A .vmpk
+    module archive or an IREE parameter archive (.irpa), told apart by
+    their first bytes. Raises
     vmpack.IOError if the file cannot be read, vmpack.FormatError if it is
     not a valid module."""
     path = _os.fspath(path)
