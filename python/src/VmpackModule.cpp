@@ -255,6 +255,11 @@ public:
                         "splat length is not a multiple of its pattern");
         throw py::error_already_set();
       }
+      if (i.length > uint64_t(PY_SSIZE_T_MAX)) {
+        PyErr_SetString(statusClasses[VMPACK_ERROR_OUT_OF_MEMORY],
+                        "splat too large to expand in memory");
+        throw py::error_already_set();
+      }
       py::array_t<uint8_t> out(py::ssize_t(i.length));
       uint8_t *dst = out.mutable_data();
       for (uint64_t k = 0; k < i.length; k += i.splat_pattern_length)

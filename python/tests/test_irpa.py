@@ -28,7 +28,7 @@ def irpa(tmp_path_factory):
     d = tmp_path_factory.mktemp("irpa")
     path = d / "params.irpa"
     subprocess.run([iree("iree-create-parameters"), "--data=w=4x8xi8=7",
-                    "--data=b=16xf32", "--data=h=3xi16=5",
+                    "--data=b=16xf32", "--data=h=6xi8=5",
                     "--splat=s=8xi16=3", f"--output={path}"], check=True,
                    stdout=subprocess.DEVNULL)
     listing = subprocess.run(
@@ -107,10 +107,12 @@ def test_damaged_archives_raise_or_read_safely(irpa):
             continue
         with m:
             for s in m.values():
+                if s.kind == "splat" and s.nbytes > 1 << 20:
+                    continue  # expanding would only cost time and memory
                 try:
                     s.numpy()
-                except MemoryError:
-                    pass  # a splat's length is trusted up to memory
+                except (MemoryError, vmpack.Error):
+                    pass  # e.g. a splat too long to expand
             try:
                 m.verify()
             except vmpack.FormatError:
