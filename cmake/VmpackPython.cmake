@@ -9,12 +9,8 @@
 # the ASan runtime, so there the tests are registered as skipped instead.
 
 macro(vmpack_find_python required)
-  set(mode QUIET)
-  if(${required})
-    set(mode REQUIRED)
-  endif()
   find_package(Python3 3.8 COMPONENTS Interpreter Development.Module NumPy
-    ${mode})
+    QUIET)
   # The first python3 on PATH may be one without numpy (a pyenv or a venv
   # shim); Debian's own interpreter is the one python3-numpy serves.
   if(NOT Python3_NumPy_FOUND AND NOT DEFINED CACHE{VMPACK_PYTHON_RETRIED}
@@ -27,14 +23,20 @@ macro(vmpack_find_python required)
     set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH
       "The Python interpreter" FORCE)
     find_package(Python3 3.8 COMPONENTS Interpreter Development.Module NumPy
-      ${mode})
+      QUIET)
   endif()
   if(Python3_FOUND AND Python3_NumPy_FOUND)
-    find_package(pybind11 2.6 CONFIG ${mode})
+    find_package(pybind11 2.6 CONFIG QUIET)
   endif()
   set(VMPACK_PYTHON_FOUND FALSE)
   if(Python3_FOUND AND Python3_NumPy_FOUND AND pybind11_FOUND)
     set(VMPACK_PYTHON_FOUND TRUE)
+  elseif(${required})
+    message(FATAL_ERROR "VMPACK_ENABLE_PYTHON=ON needs a Python 3 with its "
+      "headers and numpy, and pybind11 (Debian: python3-dev python3-numpy "
+      "pybind11-dev python3-pybind11). Interpreter: '${Python3_EXECUTABLE}', "
+      "numpy found: '${Python3_NumPy_FOUND}', pybind11 found: "
+      "'${pybind11_FOUND}'. -DPython3_EXECUTABLE=... picks another.")
   endif()
 endmacro()
 
