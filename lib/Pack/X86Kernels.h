@@ -420,6 +420,84 @@ template <uint32_t W> struct Zmm {
     }
   }
 
+  /// byte -> packed for wider elements (8 < W < 64, not a multiple of 8):
+  /// each element, in a lane of L bytes, is shifted left by its bit offset
+  /// in the output (the bits that spill out of the lane go to a second
+  /// register); every output byte then takes the bytes of the at most two
+  /// elements it overlaps, gathered from both registers with vpermi2b.
+  template <unsigned L> struct WidePackTables {
+    static constexpr unsigned kKeep = (W + 7) / 8; ///< `byte` stride
+    static constexpr unsigned kStep = 64 / L;      ///< elements per step
+    static constexpr unsigned kOutBytes = kStep * W / 8;
+    uint8_t expand[64], loShift[64], hiShift[64], first[64], second[64];
+    uint64_t secondMask = 0;
+    constexpr WidePackTables()
+        : expand(), loShift(), hiShift(), first(), second() {
+      for (unsigned j = 0; j < kStep; ++j) {
+        unsigned offset = j * W % 8;
+        for (unsigned b = 0; b < L; ++b) {
+          expand[j * L + b] = uint8_t(j * kKeep + (b < kKeep ? b : 0));
+          loShift[j * L + b] = b == 0 ? uint8_t(offset) : 0;
+          hiShift[j * L + b] = b == 0 ? uint8_t(8 * L - offset) : 0;
+        }
+      }
+      for (unsigned i = 0; i < kOutBytes; ++i) {
+        // Byte k of element j's shifted value is lo lane j byte k (k < L)
+        // or hi lane j byte k - L.
+        auto source = [](unsigned j, unsigned k) {
+          return uint8_t(k < L ? j * L + k : 64 + j * L + (k - L));
+        };
+        unsigned a = 8 * i / W, b = (8 * i + 7) / W;
+        first[i] = source(a, i - a * W / 8);
+        if (b != a && b < kStep) {
+          second[i] = source(b, i - b * W / 8);
+          secondMask |= uint64_t(1) << i;
+        }
+      }
+    }
+  };
+
+  static void packWide(const uint8_t *in, uint8_t *out, uint64_t n) {
+    constexpr unsigned kKeep = (W + 7) / 8;
+    constexpr unsigned L = kKeep <= 2 ? 2 : kKeep <= 4 ? 4 : 8;
+    using Tables = WidePackTables<L>;
+    static constexpr Tables kTables;
+    const __m512i expand = bytes(kTables.expand);
+    const __m512i loShift = bytes(kTables.loShift);
+    const __m512i hiShift = bytes(kTables.hiShift);
+    const __m512i first = bytes(kTables.first);
+    const __m512i second = bytes(kTables.second);
+    constexpr uint64_t kMask = (uint64_t(1) << W) - 1;
+    for (uint64_t done = 0; done < n; done += Tables::kStep) {
+      uint64_t count = std::min<uint64_t>(n - done, Tables::kStep);
+      __m512i v =
+          _mm512_maskz_loadu_epi8(firstBytes(count * kKeep), in + done * kKeep);
+      if constexpr (kKeep < L)
+        v = _mm512_permutexvar_epi8(expand, v);
+      __m512i lo, hi;
+      if constexpr (L == 2) {
+        v = _mm512_and_si512(v, _mm512_set1_epi16(short(kMask)));
+        lo = _mm512_sllv_epi16(v, loShift);
+        hi = _mm512_srlv_epi16(v, hiShift);
+      } else if constexpr (L == 4) {
+        v = _mm512_and_si512(v, _mm512_set1_epi32(int(kMask)));
+        lo = _mm512_sllv_epi32(v, loShift);
+        hi = _mm512_srlv_epi32(v, hiShift);
+      } else {
+        v = _mm512_and_si512(v, _mm512_set1_epi64((long long)kMask));
+        lo = _mm512_sllv_epi64(v, loShift);
+        hi = _mm512_srlv_epi64(v, hiShift);
+      }
+      // Elements past `count` are zero, so they add no bits.
+      __m512i bytesOut =
+          _mm512_or_si512(_mm512_permutex2var_epi8(lo, first, hi),
+                          _mm512_maskz_permutex2var_epi8(
+                              __mmask64(kTables.secondMask), lo, second, hi));
+      _mm512_mask_storeu_epi8(out + done / Tables::kStep * Tables::kOutBytes,
+                              firstBytes((count * W + 7) / 8), bytesOut);
+    }
+  }
+
   /// byte -> `word` with two elements per word (W = 3, 6, 7).
   static void packPairs(const uint8_t *in, uint8_t *out, uint64_t n) {
     constexpr uint32_t kP = wordBitsFor(W);
@@ -522,7 +600,43 @@ template <uint32_t W> struct X86Kernels : Kernels<W> {
   static constexpr bool kWordIsPairs =
       kVector && !kWordIsPacked && Base::kPerWord == 2;
 
+#if VMPACK_X86_LEVEL >= 4
+  /// 8 < W < 64 and not whole bytes: the wide AVX-512 kernels.
+  static constexpr bool kWide = W > 8 && W < 64 && W % 8 != 0;
+  static constexpr unsigned kLane = Base::kBytes <= 2   ? 2
+                                    : Base::kBytes <= 4 ? 4
+                                                        : 8;
+  static constexpr bool kHasPackedToInt = kWide;
+
+  static void packedToInt(const uint8_t *in, uint8_t *out, uint64_t n,
+                          unsigned dstBytes, bool signExtend) {
+    if constexpr (kWide) {
+      auto run = [&](auto signedTag) {
+        constexpr bool S = decltype(signedTag)::value;
+        if constexpr (kLane <= 2)
+          if (dstBytes == 2)
+            return Zmm<W>::template unpackWide<false, 2, 2, S>(in, out, n);
+        if constexpr (kLane <= 4)
+          if (dstBytes == 4)
+            return Zmm<W>::template unpackWide<false, 4, 4, S>(in, out, n);
+        Zmm<W>::template unpackWide<false, 8, 8, S>(in, out, n);
+      };
+      if (signExtend)
+        run(std::true_type());
+      else
+        run(std::false_type());
+    }
+  }
+#else
+  static constexpr bool kWide = false;
+  static constexpr unsigned kLane = 8;
+#endif
+
   static void byteToPacked(const uint8_t *in, uint8_t *out, uint64_t n) {
+#if VMPACK_X86_LEVEL >= 4
+    if constexpr (kWide)
+      return Zmm<W>::packWide(in, out, n);
+#endif
     if constexpr (kVector) {
 #if VMPACK_X86_LEVEL >= 4
       return Zmm<W>::pack(in, out, n);
@@ -558,38 +672,6 @@ template <uint32_t W> struct X86Kernels : Kernels<W> {
       for (uint64_t k = 0; k < n; ++k)
         out[k] = uint8_t(int8_t(uint8_t(out[k] << (8 - W))) >> (8 - W));
   }
-
-#if VMPACK_X86_LEVEL >= 4
-  /// 8 < W < 64 and not whole bytes: the wide AVX-512 kernels.
-  static constexpr bool kWide = W > 8 && W < 64 && W % 8 != 0;
-  static constexpr unsigned kLane = Base::kBytes <= 2   ? 2
-                                    : Base::kBytes <= 4 ? 4
-                                                        : 8;
-  static constexpr bool kHasPackedToInt = kWide;
-
-  static void packedToInt(const uint8_t *in, uint8_t *out, uint64_t n,
-                          unsigned dstBytes, bool signExtend) {
-    if constexpr (kWide) {
-      auto run = [&](auto signedTag) {
-        constexpr bool S = decltype(signedTag)::value;
-        if constexpr (kLane <= 2)
-          if (dstBytes == 2)
-            return Zmm<W>::template unpackWide<false, 2, 2, S>(in, out, n);
-        if constexpr (kLane <= 4)
-          if (dstBytes == 4)
-            return Zmm<W>::template unpackWide<false, 4, 4, S>(in, out, n);
-        Zmm<W>::template unpackWide<false, 8, 8, S>(in, out, n);
-      };
-      if (signExtend)
-        run(std::true_type());
-      else
-        run(std::false_type());
-    }
-  }
-#else
-  static constexpr bool kWide = false;
-  static constexpr unsigned kLane = 8;
-#endif
 
   static void packedToByte(const uint8_t *in, uint8_t *out, uint64_t n) {
     if constexpr (kVector)
