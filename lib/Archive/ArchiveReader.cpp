@@ -169,6 +169,7 @@ Status ArchiveReader::parse() {
   producedBy = std::move(contents->producer);
   segments = std::move(contents->segments);
   aliases = std::move(contents->aliases);
+  meta = std::move(contents->metadata);
   programEntry = std::move(contents->program);
   indexEntry = {std::string(kIndexEntryName), trailer->indexOffset,
                 trailer->indexLength, indexCrc};

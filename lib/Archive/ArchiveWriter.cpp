@@ -164,6 +164,9 @@ ArchiveWriter::create(const std::string &path, WriterOptions options) {
   impl->options = std::move(options);
   impl->contents.moduleName = impl->options.moduleName;
   impl->contents.producer = impl->options.producer;
+  impl->contents.metadata = impl->options.metadata;
+  if (Status st = validateMetadata(impl->contents.metadata); !st)
+    return st;
   impl->contents.program.name = std::string(kProgramEntryName);
   if (Status st = createTempFileBeside(path, impl->fd, impl->tempPath); !st)
     return st;
@@ -195,6 +198,9 @@ StatusOr<uint32_t> ArchiveWriter::addSegment(SegmentDesc desc) {
   s.encoding = desc.encoding;
   s.length = desc.length;
   s.alignment = desc.alignment;
+  s.foreignKind = desc.foreignKind;
+  s.foreignType = desc.foreignType;
+  s.foreignShape = std::move(desc.foreignShape);
   if (Status st = validateSegment(s); !st)
     return st;
   if (!impl->names.insert(s.name).second)

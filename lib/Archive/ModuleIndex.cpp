@@ -4,6 +4,7 @@
 
 #include "vmpack/Archive/module_generated.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace vmpack;
@@ -23,11 +24,17 @@ std::string vmpack::archive::detail::buildIndex(const ModuleContents &c) {
     auto mlirType = str(s.mlirType);
     auto shape = fbb.CreateVector(s.shape);
     auto sourceKey = str(s.sourceKey);
+    // Absent (a null offset, never stored) unless the segment is foreign,
+    // so that version-1 indexes keep their bytes.
+    flatbuffers::Offset<fb::Foreign> foreign;
+    if (s.foreignKind != kForeignNone)
+      foreign = fb::CreateForeign(fbb, s.foreignKind, s.foreignType,
+                                  fbb.CreateVector(s.foreignShape));
     segments.push_back(fb::CreateSegment(
         fbb, name, mlirType, uint8_t(s.elementType.scalar.kind),
         s.elementType.scalar.width, s.elementType.isComplex, shape,
         uint8_t(s.encoding), s.offset, s.length, s.alignment, s.checksum,
-        uint8_t(s.sourceKind), sourceKey, s.sourceAlignment));
+        uint8_t(s.sourceKind), sourceKey, s.sourceAlignment, foreign));
   }
   auto segmentVector = fbb.CreateVector(segments);
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Alias>>>
@@ -51,8 +58,20 @@ std::string vmpack::archive::detail::buildIndex(const ModuleContents &c) {
                                     c.program.length, c.program.checksum);
   auto moduleName = str(c.moduleName);
   auto producer = str(c.producer);
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>>
+      metadataVector;
+  if (!c.metadata.empty()) {
+    std::vector<flatbuffers::Offset<fb::KeyValue>> entries;
+    for (const auto &[key, value] : c.metadata) {
+      auto k = str(key);
+      auto v = str(value);
+      entries.push_back(fb::CreateKeyValue(fbb, k, v));
+    }
+    metadataVector = fbb.CreateVector(entries);
+  }
   auto root = fb::CreateModule(fbb, c.formatVersion, moduleName, producer,
-                               segmentVector, program, aliasVector);
+                               segmentVector, program, aliasVector,
+                               metadataVector);
   fb::FinishModuleBuffer(fbb, root);
   return std::string(reinterpret_cast<const char *>(fbb.GetBufferPointer()),
                      fbb.GetSize());
@@ -60,7 +79,15 @@ std::string vmpack::archive::detail::buildIndex(const ModuleContents &c) {
 
 uint32_t
 vmpack::archive::detail::requiredFormatVersion(const ModuleContents &c) {
-  return c.aliases.empty() ? kMinFormatVersion : kAliasFormatVersion;
+  uint32_t version = kMinFormatVersion;
+  if (!c.aliases.empty())
+    version = std::max(version, kAliasFormatVersion);
+  if (!c.metadata.empty())
+    version = std::max(version, kMetadataFormatVersion);
+  for (const SegmentInfo &s : c.segments)
+    if (s.foreignKind != kForeignNone)
+      version = std::max(version, kMetadataFormatVersion);
+  return version;
 }
 
 static std::string toStdString(const flatbuffers::String *s) {
@@ -145,6 +172,22 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
       s.length = fs->length();
       s.alignment = fs->alignment();
       s.checksum = fs->checksum();
+      if (const fb::Foreign *foreign = fs->foreign()) {
+        if (c.formatVersion < kMetadataFormatVersion)
+          return Status::error("index: segment " + std::to_string(i) +
+                               ": a foreign type needs format version " +
+                               std::to_string(kMetadataFormatVersion));
+        s.foreignKind = foreign->kind();
+        s.foreignType = foreign->type();
+        if (s.foreignKind == kForeignNone)
+          return Status::error("index: segment " + std::to_string(i) +
+                               ": foreign record of kind 0");
+        if (Status st = readShape(foreign->shape(), s.foreignShape,
+                                  "segment " + std::to_string(i) +
+                                      "'s foreign shape");
+            !st)
+          return st;
+      }
       if (Status st = validateSegment(s); !st)
         return Status::error("index: segment " + std::to_string(i) + ": " +
                              st.message());
@@ -173,6 +216,21 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
         return Status::error("index: " + what + ": " + st.message());
       c.aliases.push_back(std::move(a));
     }
+  }
+  if (const auto *metadata = m->metadata()) {
+    if (c.formatVersion < kMetadataFormatVersion)
+      return Status::error("index: metadata needs format version " +
+                           std::to_string(kMetadataFormatVersion) +
+                           ", the index says " +
+                           std::to_string(c.formatVersion));
+    c.metadata.reserve(metadata->size());
+    for (flatbuffers::uoffset_t i = 0; i < metadata->size(); ++i) {
+      const fb::KeyValue *kv = metadata->Get(i);
+      c.metadata.emplace_back(toStdString(kv->key()),
+                              toStdString(kv->value()));
+    }
+    if (Status st = validateMetadata(c.metadata); !st)
+      return Status::error("index: " + st.message());
   }
   if (c.formatVersion != requiredFormatVersion(c))
     return Status::error("index: format version " +

@@ -27,6 +27,8 @@ struct ModuleContents {
   /// Alias records (SegmentInfo::isAlias); their shared fields are filled
   /// in from their segment when decoded.
   std::vector<SegmentInfo> aliases;
+  /// String metadata (version 2).
+  std::vector<std::pair<std::string, std::string>> metadata;
 };
 
 /// The lowest format version that holds `contents`.

@@ -2,6 +2,9 @@
 
 #include "vmpack/Archive/SegmentInfo.h"
 
+#include <set>
+#include <string_view>
+
 using namespace vmpack;
 using namespace vmpack::archive;
 
@@ -77,6 +80,22 @@ Status vmpack::archive::validateSegment(SegmentInfo &s) {
                 toString(s.elementType) + " x " + std::to_string(count) +
                 " (" + std::to_string(*expected) + " bytes)");
   s.numElements = count;
+  if (s.foreignKind != kForeignNone) {
+    if (s.foreignKind != kForeignGgml)
+      return fail("unknown foreign kind " + std::to_string(s.foreignKind));
+    if (!(s.elementType ==
+          ElementType{ScalarType{ScalarKind::UnsignedInt, 8}, false}) ||
+        s.encoding != Encoding::Byte || s.shape.size() != 1)
+      return fail("a foreign segment must be 1-D ui8 bytes, byte encoding");
+    if (s.foreignShape.size() > kMaxRank)
+      return fail("foreign rank " + std::to_string(s.foreignShape.size()) +
+                  " exceeds " + std::to_string(kMaxRank));
+    for (int64_t dim : s.foreignShape)
+      if (dim < 0)
+        return fail("negative foreign dimension " + std::to_string(dim));
+  } else if (s.foreignType != 0 || !s.foreignShape.empty()) {
+    return fail("foreign type or shape without a foreign kind");
+  }
   return Status::ok();
 }
 
@@ -89,4 +108,21 @@ Status vmpack::archive::validateAlias(SegmentInfo &alias,
   alias.alignment = target.alignment;
   alias.checksum = target.checksum;
   return validateSegment(alias);
+}
+
+Status vmpack::archive::validateMetadata(
+    const std::vector<std::pair<std::string, std::string>> &metadata) {
+  std::set<std::string_view> keys;
+  for (const auto &[key, value] : metadata) {
+    if (key.empty())
+      return Status::error("metadata key is empty");
+    if (key.size() > kMaxMetadataBytes || value.size() > kMaxMetadataBytes)
+      return Status::error("metadata key '" + printableName(key) +
+                           "': key or value longer than " +
+                           std::to_string(kMaxMetadataBytes) + " bytes");
+    if (!keys.insert(key).second)
+      return Status::error("metadata key '" + printableName(key) +
+                           "' appears twice");
+  }
+  return Status::ok();
 }

@@ -115,6 +115,22 @@ Status OutputFile::copy(uint64_t offset, int srcFd, uint64_t srcOffset,
 Status OutputFile::writeTensor(uint64_t offset, const TensorSource &source,
                                Encoding encoding) {
   const TensorInfo &info = source.info;
+  if (source.produce) {
+    if (!info.isOpaque() && info.encoding != encoding)
+      return Status::error("internal error: computed tensor '" + info.name +
+                           "' is not in the " + encodingName(encoding) +
+                           " encoding");
+    constexpr uint64_t kChunk = uint64_t(4) << 20;
+    std::vector<uint8_t> buffer;
+    for (uint64_t at = 0; at < info.length; at += kChunk) {
+      uint64_t n = std::min(kChunk, info.length - at);
+      buffer.assign(size_t(n), 0);
+      source.produce(at, n, buffer.data());
+      if (Status s = write(offset + at, buffer.data(), n); !s)
+        return s;
+    }
+    return Status::ok();
+  }
   if (info.isOpaque() || info.encoding == encoding)
     return copy(offset, source.fd, source.fileOffset, source.data, info.length);
   std::optional<uint64_t> n = numElements(info.shape);

@@ -365,7 +365,7 @@ vmpack::formats::writeSafetensors(const std::string &path,
       return Status::error(
           "tensor " + quoteName(t.name) + " is ggml " +
           (traits ? traits->name : std::to_string(*t.ggmlBlockType)) +
-          " blocks, which safetensors cannot hold; write .gguf");
+          " blocks, which safetensors cannot hold; write .gguf or .vmpk");
     }
     const char *dtype = toSafetensorsDtype(t.elementType);
     Encoding enc = interopEncoding(t.elementType);

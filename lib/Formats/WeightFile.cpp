@@ -108,8 +108,23 @@ vmpack::formats::openWeightFile(const std::string &path, FileFormat format) {
       t.encoding = s.encoding;
       t.offset = s.offset;
       t.length = s.length;
+      if (s.foreignKind == archive::kForeignGgml) {
+        StatusOr<uint64_t> bytes =
+            ggmlTensorBytes(s.foreignType, s.foreignShape);
+        if (!bytes || *bytes != s.length)
+          return failed(Status::error(
+              "segment '" + s.name + "': ggml type " +
+              std::to_string(s.foreignType) + " of shape " +
+              tensorTypeString(s.elementType, s.foreignShape) +
+              (bytes ? " needs " + std::to_string(*bytes) + " bytes, not " +
+                           std::to_string(s.length)
+                     : ": " + bytes.status().message())));
+        t.ggmlBlockType = s.foreignType;
+        t.shape = s.foreignShape;
+      }
       file->tensors.push_back(std::move(t));
     }
+    file->stringMetadata = (*reader)->metadata();
     break;
   }
   }
@@ -118,24 +133,19 @@ vmpack::formats::openWeightFile(const std::string &path, FileFormat format) {
 
 Status vmpack::formats::writeVmpk(const std::string &path,
                                   const std::vector<TensorSource> &tensors,
+                                  const StringMetadata &metadata,
                                   const std::string &moduleName,
                                   uint32_t alignment) {
   archive::WriterOptions options;
   options.moduleName = moduleName;
   options.producer = "vmpack-convert";
+  options.metadata = metadata;
   StatusOr<std::unique_ptr<archive::ArchiveWriter>> writer =
       archive::ArchiveWriter::create(path, options);
   if (!writer)
     return writer.status();
   for (const TensorSource &src : tensors) {
     const TensorInfo &t = src.info;
-    if (t.isOpaque()) {
-      const GgmlTypeTraits *traits = ggmlTypeTraits(*t.ggmlBlockType);
-      return Status::error("tensor '" + t.name + "' is ggml " +
-                           (traits ? traits->name : "?") +
-                           " blocks, which a .vmpk module cannot describe "
-                           "yet; write .gguf");
-    }
     archive::SegmentDesc desc;
     desc.name = t.name;
     desc.mlirType = tensorTypeString(t.elementType, t.shape);
@@ -144,6 +154,22 @@ Status vmpack::formats::writeVmpk(const std::string &path,
     desc.encoding = t.encoding;
     desc.length = t.length;
     desc.alignment = alignment;
+    if (t.isOpaque()) {
+      // Opaque bytes to vmpack, with the ggml type and logical shape.
+      StatusOr<uint64_t> bytes = ggmlTensorBytes(*t.ggmlBlockType, t.shape);
+      if (!bytes || *bytes != t.length)
+        return Status::error(
+            "tensor '" + t.name + "': " +
+            (bytes ? "its source holds " + std::to_string(t.length) + " bytes"
+                   : bytes.status().message()));
+      desc.elementType = opaqueByteType();
+      desc.shape = {int64_t(t.length)};
+      desc.mlirType = tensorTypeString(desc.elementType, desc.shape);
+      desc.encoding = Encoding::Byte;
+      desc.foreignKind = archive::kForeignGgml;
+      desc.foreignType = *t.ggmlBlockType;
+      desc.foreignShape = t.shape;
+    }
     StatusOr<uint32_t> added = (*writer)->addSegment(std::move(desc));
     if (!added)
       return added.status();
@@ -152,11 +178,18 @@ Status vmpack::formats::writeVmpk(const std::string &path,
   if (Status s = (*writer)->beginData(); !s)
     return s;
   constexpr uint64_t kChunk = uint64_t(64) << 20;
+  std::vector<uint8_t> buffer;
   for (size_t i = 0; i < tensors.size(); ++i)
     for (uint64_t at = 0; at < tensors[i].info.length; at += kChunk) {
       uint64_t n = std::min(kChunk, tensors[i].info.length - at);
-      if (Status s = (*writer)->writeSegmentData(
-              uint32_t(i), at, tensors[i].data + at, size_t(n));
+      const uint8_t *bytes = tensors[i].data + at;
+      if (tensors[i].produce) {
+        buffer.assign(size_t(n), 0);
+        tensors[i].produce(at, n, buffer.data());
+        bytes = buffer.data();
+      }
+      if (Status s =
+              (*writer)->writeSegmentData(uint32_t(i), at, bytes, size_t(n));
           !s)
         return s;
     }

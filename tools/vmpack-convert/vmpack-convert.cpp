@@ -212,12 +212,14 @@ int main(int argc, char **argv) {
     written = writeGguf(output, tensors, gguf);
     break;
   case FileFormat::Vmpk:
-    if (!gguf.empty())
-      warning(std::to_string(gguf.size()) +
-              " metadata entries have no .vmpk form yet and are not written");
-    written = writeVmpk(
-        output, tensors, moduleName.empty() ? baseName(output) : moduleName,
-        alignment ? *alignment : archive::kDefaultSegmentAlignment);
+    if (dropped)
+      warning(std::to_string(dropped) +
+              " GGUF metadata value(s) that are not "
+              "strings have no .vmpk form and are not written");
+    written =
+        writeVmpk(output, tensors, strings,
+                  moduleName.empty() ? baseName(output) : moduleName,
+                  alignment ? *alignment : archive::kDefaultSegmentAlignment);
     break;
   }
   if (!written)

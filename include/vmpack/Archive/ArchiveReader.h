@@ -65,6 +65,10 @@ public:
   /// index space. An alias's SegmentInfo has its own name, type and source
   /// and its segment's bytes.
   size_t numAliases() const { return aliases.size(); }
+  /// String key/value metadata (format version 2), in stored order.
+  const std::vector<std::pair<std::string, std::string>> &metadata() const {
+    return meta;
+  }
   size_t numConstants() const { return segments.size() + aliases.size(); }
   const SegmentInfo &constant(size_t index) const {
     return index < segments.size() ? segments[index]
@@ -91,6 +95,7 @@ private:
   std::string module, producedBy;
   std::vector<SegmentInfo> segments;
   std::vector<SegmentInfo> aliases;
+  std::vector<std::pair<std::string, std::string>> meta;
   /// Constant indexes by name (segments and aliases).
   std::unordered_map<std::string_view, size_t> byName;
   EntryInfo programEntry, indexEntry;

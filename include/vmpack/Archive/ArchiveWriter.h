@@ -47,6 +47,10 @@ struct SegmentDesc : ConstantDesc {
   vmpack::Encoding encoding;
   uint64_t length;
   uint32_t alignment = kDefaultSegmentAlignment;
+  /// Foreign bytes (format version 2): see SegmentInfo.
+  uint8_t foreignKind = kForeignNone;
+  uint32_t foreignType = 0;
+  std::vector<int64_t> foreignShape;
 };
 
 /// A constant stored in an earlier segment's bytes (format version 2):
@@ -62,6 +66,8 @@ struct WriterOptions {
   std::string producer = "vmpack";
   /// fsync the file and its directory before finish() returns.
   bool fsync = false;
+  /// String metadata (format version 2 when not empty); keys unique.
+  std::vector<std::pair<std::string, std::string>> metadata;
 };
 
 class ArchiveWriterImpl;

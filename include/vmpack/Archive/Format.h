@@ -28,6 +28,11 @@ inline constexpr uint32_t kFormatVersion = 2;
 /// The first version with aliases: index records of constants that share
 /// another segment's bytes.
 inline constexpr uint32_t kAliasFormatVersion = 2;
+/// The first version with module metadata and foreign segments.
+inline constexpr uint32_t kMetadataFormatVersion = 2;
+/// Foreign segment kinds (SegmentInfo::foreignKind): stored in indexes.
+inline constexpr uint8_t kForeignNone = 0;
+inline constexpr uint8_t kForeignGgml = 1;
 
 /// Whether this code reads `version`.
 inline constexpr bool isKnownFormatVersion(uint32_t version) {
@@ -48,6 +53,8 @@ inline constexpr uint32_t kMaxAlignment = 65536;
 inline constexpr size_t kMaxSegmentNameBytes = 4096;
 inline constexpr size_t kMaxSourceKeyBytes = 4096;
 inline constexpr size_t kMaxRank = 64;
+/// Longest metadata key or value (format version 2).
+inline constexpr size_t kMaxMetadataBytes = size_t(1) << 24;
 
 /// How the compiler found a constant; stored so it can rebuild its input.
 enum class SourceKind : uint8_t { Dense = 0, DenseResource = 1, PackedResource = 2 };

@@ -43,12 +43,23 @@ struct SegmentInfo {
   /// offset, length, alignment and checksum are that segment's.
   bool isAlias = false;
   uint32_t aliasOf = 0;
+  /// A foreign segment (format version 2): kForeignGgml with a ggml_type
+  /// in foreignType and the logical shape in foreignShape. The segment is
+  /// then ui8, shape [length], byte encoding: opaque bytes to vmpack.
+  uint8_t foreignKind = kForeignNone;
+  uint32_t foreignType = 0;
+  std::vector<int64_t> foreignShape;
 };
 
 /// Checks everything about `segment` that does not depend on its position:
 /// name and key lengths, element type, shape, encoding, alignment, and that
 /// `length` is exactly the encoded size of the shape. Sets numElements.
 Status validateSegment(SegmentInfo &segment);
+
+/// Checks module metadata: keys non-empty and unique, keys and values at
+/// most kMaxMetadataBytes each.
+Status validateMetadata(
+    const std::vector<std::pair<std::string, std::string>> &metadata);
 
 /// Checks an alias record against the segment it shares: everything
 /// validateSegment checks, with the segment's stored bytes, encoding and

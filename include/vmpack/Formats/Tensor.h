@@ -17,6 +17,7 @@
 #include "vmpack/Pack/Encoding.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -49,11 +50,17 @@ struct TensorInfo {
 /// are now. `data` must hold info.length bytes. When `fd` is an open file
 /// holding the same bytes at `fileOffset`, writers may copy them in the
 /// kernel (copy_file_range) instead of through memory.
+///
+/// Bytes that exist nowhere yet (computed tensors) come from `produce`
+/// instead of `data`: it fills `out` with stored bytes [first, first + n)
+/// in info.encoding. Writers call it in bounded chunks, so memory does not
+/// grow with the tensor.
 struct TensorSource {
   TensorInfo info;
   const uint8_t *data = nullptr;
   int fd = -1;
   uint64_t fileOffset = 0;
+  std::function<void(uint64_t first, uint64_t n, uint8_t *out)> produce;
 };
 
 /// Product of `shape`, or nullopt if a dimension is negative or the product

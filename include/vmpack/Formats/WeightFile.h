@@ -39,7 +39,8 @@ struct WeightFile {
   /// Open read-only, for copy_file_range; -1 if unavailable.
   int fd = -1;
   std::vector<TensorInfo> tensors;
-  /// safetensors __metadata__ (without vmpack.type.* records).
+  /// safetensors __metadata__ (without vmpack.type.* records), or a .vmpk
+  /// module's metadata.
   StringMetadata stringMetadata;
   /// GGUF key/value pairs (without vmpack.type.* records).
   GgufMetadata ggufMetadata;
@@ -58,12 +59,15 @@ StatusOr<std::unique_ptr<WeightFile>> openWeightFile(const std::string &path,
                                                      FileFormat format);
 
 /// Writes a .vmpk module: one segment per tensor, in the order given, each
-/// in the encoding its source has, aligned to `alignment`; an empty
-/// program. Block-quantized tensors are rejected (the module index has no
-/// field for a foreign type yet).
+/// in the encoding its source has, aligned to `alignment`; `metadata` as
+/// the module's string metadata; an empty program. A ggml block tensor
+/// becomes a foreign segment (docs/format.md): ui8 bytes with its ggml type
+/// and logical shape. Format version 2 only when metadata or a foreign
+/// segment is present.
 Status writeVmpk(const std::string &path,
                  const std::vector<TensorSource> &tensors,
-                 const std::string &moduleName, uint32_t alignment);
+                 const StringMetadata &metadata, const std::string &moduleName,
+                 uint32_t alignment);
 
 } // namespace vmpack::formats
 
