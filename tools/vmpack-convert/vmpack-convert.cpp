@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/Archive/Format.h"
+#include "vmpack/Formats/DequantSplit.h"
 #include "vmpack/Formats/WeightFile.h"
 
 #include <cstdio>
@@ -40,6 +41,9 @@ const char *kUsage =
     "  --alignment=N       .vmpk segment alignment (default 64) or GGUF\n"
     "                      general.alignment (default: the input's, else 32)\n"
     "  --module-name=NAME  the .vmpk module name (default: OUT's file name)\n"
+    "  --dequant-split     replace ggml Q4_0, Q4_1 and Q8_0 tensors NAME by\n"
+    "                      NAME.q (i4, ui4 or i8), NAME.d (f16 scales) and,\n"
+    "                      for Q4_1, NAME.m (f16 minimums)\n"
     "  -q, --quiet         print nothing on success\n"
     "  -h, --help          this text\n";
 
@@ -71,6 +75,7 @@ int main(int argc, char **argv) {
   std::optional<FileFormat> from, to;
   std::optional<uint32_t> alignment;
   bool quiet = false;
+  bool dequant = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char *flag) -> std::optional<std::string> {
@@ -86,6 +91,8 @@ int main(int argc, char **argv) {
       return 0;
     } else if (arg == "-q" || arg == "--quiet") {
       quiet = true;
+    } else if (arg == "--dequant-split") {
+      dequant = true;
     } else if (arg == "-o") {
       if (i + 1 >= argc)
         return error("-o needs a file name");
@@ -138,12 +145,20 @@ int main(int argc, char **argv) {
     StatusOr<std::unique_ptr<WeightFile>> file = openWeightFile(path, *format);
     if (!file)
       return error(file.status().message());
-    for (TensorSource &s : (*file)->sources()) {
-      auto [it, added] = owner.emplace(s.info.name, path);
-      if (!added)
-        return error("tensor '" + s.info.name + "' is in both '" + it->second +
-                     "' and '" + path + "'");
-      tensors.push_back(std::move(s));
+    for (TensorSource &source : (*file)->sources()) {
+      std::vector<TensorSource> parts;
+      if (dequant && source.info.isOpaque() &&
+          canDequantSplit(*source.info.ggmlBlockType))
+        parts = dequantSplit(source);
+      else
+        parts.push_back(std::move(source));
+      for (TensorSource &s : parts) {
+        auto [it, added] = owner.emplace(s.info.name, path);
+        if (!added)
+          return error("tensor '" + s.info.name + "' is in both '" +
+                       it->second + "' and '" + path + "'");
+        tensors.push_back(std::move(s));
+      }
     }
     files.push_back(std::move(*file));
   }

@@ -3,6 +3,8 @@
 // Usage: vmpack-formats-testgen KIND OUT
 //   safetensors  one tensor of every sample type (SampleTensors.h)
 //   gguf         the same, plus one tensor of every ggml block type
+//   gguf-q       Q4_0, Q4_1 and Q8_0 tensors only (for --dequant-split),
+//                with finite f16 scales
 //   extra        a small safetensors file: "e0.i4" and "e1.bf16", names no
 //                other kind uses (to test several inputs at once)
 //   gguf-iree    only the types IREE's GGUF parser sizes correctly: ggml
@@ -53,7 +55,8 @@ static std::vector<OwnedTensor> blockTensors(bool forIree) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s safetensors|gguf|gguf-iree|extra OUT\n",
+    std::fprintf(stderr,
+                 "usage: %s safetensors|gguf|gguf-iree|gguf-q|extra OUT\n",
                  argv[0]);
     return 2;
   }
@@ -72,6 +75,20 @@ int main(int argc, char **argv) {
     for (OwnedTensor &b : blockTensors(false))
       tensors.push_back(b);
     s = writeGguf(argv[2], sources(tensors), meta);
+  } else if (kind == "gguf-q") {
+    std::vector<OwnedTensor> q;
+    for (OwnedTensor &b : blockTensors(false)) {
+      uint32_t type = *b.source.info.ggmlBlockType;
+      if (type != 2 && type != 3 && type != 8)
+        continue;
+      // Keep every f16 scale finite: clear exponent bit 14 of each half.
+      uint32_t size = ggmlTypeTraits(type)->typeSize;
+      for (size_t at = 0; at < b.bytes->size(); at += size)
+        for (size_t h = 0; h < (type == 3 ? 2u : 1u); ++h)
+          (*b.bytes)[at + 2 * h + 1] &= 0xbf;
+      q.push_back(b);
+    }
+    s = writeGguf(argv[2], sources(q), meta);
   } else if (kind == "gguf-iree") {
     std::vector<OwnedTensor> iree;
     for (OwnedTensor &t : tensors) {
