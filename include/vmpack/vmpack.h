@@ -1,9 +1,10 @@
 /*===- vmpack.h - The vmpack runtime: a C API for module archives --------===*
  *
- * Opens a module archive (docs/format.md) by mapping it or from a caller's
- * buffer, verifies it, lists its segments, hands out zero-copy views of
- * their stored bytes, and unpacks elements into int8/int16/int32/float32
- * arrays. Plain C11; no MLIR or LLVM anywhere.
+ * Opens a module archive (docs/format.md) by mapping it, by reading it into
+ * memory, or from a caller's buffer, verifies it (at once or lazily), lists
+ * its segments, hands out zero-copy views of their stored bytes, and unpacks
+ * elements into int8/int16/int32/float32 arrays. Plain C11; no MLIR or
+ * LLVM anywhere.
  *
  * The same calls open an IREE parameter archive (.irpa, docs/irpa.md),
  * recognised by its first bytes "IRPA". Its entries appear as segments
@@ -172,6 +173,69 @@ vmpack_status_t vmpack_module_open_file(const char *path,
  * for a .vmpk, be 16-byte aligned. Nothing is copied. */
 vmpack_status_t vmpack_module_open_memory(const void *data, size_t size,
                                           vmpack_module_t **out_module);
+
+/* How a file's bytes get into memory. */
+typedef enum vmpack_load_mode {
+  /* READ on network, cluster and user-space file systems (NFS, SMB/CIFS,
+   * FUSE, Ceph, 9p, Lustre, ...: statfs), MMAP elsewhere. The environment
+   * variable VMPACK_LOAD_MODE=mmap|read|auto overrides this choice. */
+  VMPACK_LOAD_AUTO = 0,
+  /* Map the file read-only: nothing is copied; pages load on first touch. */
+  VMPACK_LOAD_MMAP = 1,
+  /* Read the whole file with large sequential reads into aligned memory,
+   * computing its CRC-32 on the way: a full verification afterwards costs
+   * almost nothing. */
+  VMPACK_LOAD_READ = 2
+} vmpack_load_mode_t;
+
+/* How much is checked when opening. */
+typedef enum vmpack_verify_mode {
+  /* The structure only, as vmpack_module_open_file. */
+  VMPACK_VERIFY_STRUCTURE = 0,
+  /* Also every CRC, as vmpack_module_verify, before returning. */
+  VMPACK_VERIFY_FULL = 1,
+  /* The program's CRC when opening; each segment's CRC on its first
+   * vmpack_segment_unpack or vmpack_segment_verify, once (concurrent first
+   * calls wait for one check). A damaged segment fails every unpack with
+   * VMPACK_ERROR_CHECKSUM; the others stay usable. Pointers from
+   * vmpack_module_segment_info are not checked: call vmpack_segment_verify
+   * before reading through them. */
+  VMPACK_VERIFY_LAZY = 2
+} vmpack_verify_mode_t;
+
+typedef struct vmpack_open_options {
+  size_t struct_size; /* sizeof(vmpack_open_options_t)                    */
+  vmpack_load_mode_t load_mode;
+  vmpack_verify_mode_t verify;
+  unsigned threads; /* for VMPACK_VERIFY_FULL of a mapped file (0: all)   */
+  /* VMPACK_LOAD_READ only: memory to read the file into, 16-byte aligned
+   * (segments are as aligned in memory as the buffer allows: their file
+   * offsets are multiples of their alignment), at least the file's size,
+   * outliving the module. Null: the library allocates it (64 KiB aligned)
+   * and frees it on close. */
+  void *buffer;
+  size_t buffer_size;
+} vmpack_open_options_t;
+
+/* Defaults: VMPACK_LOAD_AUTO, VMPACK_VERIFY_STRUCTURE, all threads, no
+ * buffer; sets struct_size. */
+void vmpack_open_options_init(vmpack_open_options_t *options);
+
+/* vmpack_module_open_file with options (null: the defaults). */
+vmpack_status_t
+vmpack_module_open_file_with_options(const char *path,
+                                     const vmpack_open_options_t *options,
+                                     vmpack_module_t **out_module);
+
+/* How the module's bytes were loaded: VMPACK_LOAD_MMAP or VMPACK_LOAD_READ
+ * (a module opened from memory reports VMPACK_LOAD_READ). */
+vmpack_load_mode_t vmpack_module_load_mode(const vmpack_module_t *module);
+
+/* Checks one segment's CRC-32, once per module: later calls return the
+ * first result. VMPACK_ERROR_CHECKSUM names the segment and its bytes. An
+ * .irpa file has no checksums: its entries always pass. */
+vmpack_status_t vmpack_segment_verify(const vmpack_module_t *module,
+                                      size_t index);
 
 /* Closes a module (null is allowed). */
 void vmpack_module_close(vmpack_module_t *module);

@@ -265,7 +265,7 @@ ArchiveReader::findConstant(std::string_view name) const {
   return it->second;
 }
 
-Status ArchiveReader::verifyContents(unsigned threads) const {
+Status ArchiveReader::checkMetadataAndIndex() const {
   if (Status st = checkMetadata(); !st)
     return st;
   uint32_t indexCrc = crc32Update(0, base + indexEntry.offset,
@@ -275,11 +275,51 @@ Status ArchiveReader::verifyContents(unsigned threads) const {
                          range(indexEntry.offset, indexEntry.length) +
                          ": CRC-32 is " + hex32(indexCrc) + ", expected " +
                          hex32(indexEntry.checksum));
+  return Status::ok();
+}
+
+Status ArchiveReader::compareEntryCrc(size_t entry, uint32_t crc) const {
+  bool isConstant = entry < numConstants();
+  const SegmentInfo *c = isConstant ? &constant(entry) : nullptr;
+  uint64_t offset = c ? c->offset : programEntry.offset;
+  uint64_t length = c ? c->length : programEntry.length;
+  uint32_t expected = c ? c->checksum : programEntry.checksum;
+  if (crc == expected)
+    return Status::ok();
+  std::string what = c ? "segment '" + printableName(c->name) + "'"
+                       : std::string("program");
+  return Status::error(what + " at " + range(offset, length) +
+                       ": CRC-32 of the stored bytes is " + hex32(crc) +
+                       ", the index says " + hex32(expected));
+}
+
+Status ArchiveReader::verifyEntry(size_t entry, const RangeCrc *crcOf) const {
+  bool isConstant = entry < numConstants();
+  uint64_t offset = isConstant ? constant(entry).offset : programEntry.offset;
+  uint64_t length = isConstant ? constant(entry).length : programEntry.length;
+  uint32_t crc = crcOf ? (*crcOf)(offset, length)
+                       : crc32Update(0, base + offset, length);
+  return compareEntryCrc(entry, crc);
+}
+
+Status ArchiveReader::verifyContents(const RangeCrc &crcOf) const {
+  if (Status st = checkMetadataAndIndex(); !st)
+    return st;
+  // Aliases share their segment's bytes: the segments and the program
+  // cover every entry.
+  for (size_t i = 0; i < segments.size(); ++i)
+    if (Status st = verifyEntry(i, &crcOf); !st)
+      return st;
+  return verifyEntry(numConstants(), &crcOf);
+}
+
+Status ArchiveReader::verifyContents(unsigned threads) const {
+  if (Status st = checkMetadataAndIndex(); !st)
+    return st;
 
   // Entries to check, in file order: segments, then the program.
   struct Target {
     uint64_t offset, length;
-    uint32_t expected;
     size_t firstPiece, numPieces;
   };
   std::vector<Target> targets;
@@ -287,8 +327,8 @@ Status ArchiveReader::verifyContents(unsigned threads) const {
     uint64_t offset, length;
   };
   std::vector<Piece> pieces;
-  auto addTarget = [&](uint64_t offset, uint64_t length, uint32_t expected) {
-    Target t{offset, length, expected, pieces.size(), 0};
+  auto addTarget = [&](uint64_t offset, uint64_t length) {
+    Target t{offset, length, pieces.size(), 0};
     for (uint64_t done = 0; done < length; done += kVerifyPieceBytes)
       pieces.push_back({offset + done, std::min(kVerifyPieceBytes,
                                                 length - done)});
@@ -296,8 +336,8 @@ Status ArchiveReader::verifyContents(unsigned threads) const {
     targets.push_back(t);
   };
   for (const SegmentInfo &s : segments)
-    addTarget(s.offset, s.length, s.checksum);
-  addTarget(programEntry.offset, programEntry.length, programEntry.checksum);
+    addTarget(s.offset, s.length);
+  addTarget(programEntry.offset, programEntry.length);
 
   std::vector<uint32_t> crcs(pieces.size());
   std::atomic<size_t> next{0};
@@ -322,14 +362,10 @@ Status ArchiveReader::verifyContents(unsigned threads) const {
       const Piece &p = pieces[t.firstPiece + k];
       crc = crc32Combine(crc, crcs[t.firstPiece + k], p.length);
     }
-    if (crc != t.expected) {
-      std::string what = i < segments.size()
-                             ? "segment '" + printableName(segments[i].name) + "'"
-                             : std::string("program");
-      return Status::error(what + " at " + range(t.offset, t.length) +
-                           ": CRC-32 of the stored bytes is " + hex32(crc) +
-                           ", the index says " + hex32(t.expected));
-    }
+    // Targets are the segments (the first constants), then the program.
+    size_t entry = i < segments.size() ? i : numConstants();
+    if (Status st = compareEntryCrc(entry, crc); !st)
+      return st;
   }
   return Status::ok();
 }

@@ -9,12 +9,16 @@
 #include "vmpack/vmpack.h"
 
 #include "vmpack/Archive/ArchiveReader.h"
-#include "vmpack/Archive/MappedFile.h"
+#include "vmpack/Archive/Format.h"
+#include "vmpack/Archive/LoadedFile.h"
 #include "vmpack/Formats/IrpaReader.h"
 #include "vmpack/Pack/Convert.h"
 
+#include <cstring>
+#include <mutex>
 #include <new>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 using namespace vmpack;
@@ -28,12 +32,21 @@ static_assert(VMPACK_ENCODING_PACKED == int(Encoding::Packed) &&
                   VMPACK_ENCODING_BYTE == int(Encoding::Byte),
               "vmpack_encoding_t follows vmpack::Encoding");
 
+/// The outcome of one segment's CRC check, computed once.
+struct SegmentCheck {
+  std::once_flag once;
+  Status result = Status::ok();
+};
+
 /// Exactly one of `reader` (.vmpk) and `irpa` is set.
 struct vmpack_module {
-  std::unique_ptr<MappedFile> file; // null when opened from memory
+  std::unique_ptr<LoadedFile> file; // null when opened from memory
   std::unique_ptr<ArchiveReader> reader;
   std::unique_ptr<IrpaReader> irpa;
   std::vector<std::string> elementTypeNames;
+  /// Per constant of a .vmpk: vmpack_segment_verify and lazy verification.
+  std::unique_ptr<SegmentCheck[]> checks;
+  bool lazy = false;
 };
 
 namespace {
@@ -50,7 +63,7 @@ vmpack_status_t invalid(const char *function, const char *what) {
               std::string(function) + ": " + what);
 }
 
-vmpack_status_t finishOpen(std::unique_ptr<MappedFile> file,
+vmpack_status_t finishOpen(std::unique_ptr<LoadedFile> file,
                            const uint8_t *data, size_t size,
                            const std::string &where, vmpack_module_t **out) {
   if (vmpack::formats::irpa::hasMagic(data, size)) {
@@ -73,9 +86,38 @@ vmpack_status_t finishOpen(std::unique_ptr<MappedFile> file,
   for (size_t i = 0; i < module->reader->numConstants(); ++i)
     module->elementTypeNames.push_back(
         toString(module->reader->constant(i).elementType));
+  module->checks.reset(new SegmentCheck[module->reader->numConstants()]);
   *out = module.release();
   return VMPACK_OK;
 }
+/// The CRC of the file's bytes [offset, offset + length), from the CRCs
+/// computed while reading it: only for modules loaded by reading.
+ArchiveReader::RangeCrc rangeCrcOf(const LoadedFile &file) {
+  return [&file](uint64_t offset, uint64_t length) {
+    return file.rangeCrc(offset, length);
+  };
+}
+
+Status verifyAll(const vmpack_module_t &module, unsigned threads) {
+  if (module.file && module.file->hasRangeCrcs())
+    return module.reader->verifyContents(rangeCrcOf(*module.file));
+  return module.reader->verifyContents(threads);
+}
+
+/// The CRC check of one constant, run once per module.
+const Status &checkConstant(const vmpack_module_t &module, size_t index) {
+  SegmentCheck &check = module.checks[index];
+  std::call_once(check.once, [&] {
+    if (module.file && module.file->hasRangeCrcs()) {
+      ArchiveReader::RangeCrc crcOf = rangeCrcOf(*module.file);
+      check.result = module.reader->verifyEntry(index, &crcOf);
+    } else {
+      check.result = module.reader->verifyEntry(index);
+    }
+  });
+  return check.result;
+}
+
 
 /// `word` and `packed` coincide when whole elements tile a byte (W = 2, 4):
 /// use the form the fast kernels know best.
@@ -155,21 +197,152 @@ const char *vmpack_status_name(vmpack_status_t status) {
 
 const char *vmpack_last_error(void) { return lastError.c_str(); }
 
-vmpack_status_t vmpack_module_open_file(const char *path,
-                                        vmpack_module_t **out_module) {
+void vmpack_open_options_init(vmpack_open_options_t *options) {
+  if (!options)
+    return;
+  *options = vmpack_open_options_t();
+  options->struct_size = sizeof(vmpack_open_options_t);
+  options->load_mode = VMPACK_LOAD_AUTO;
+  options->verify = VMPACK_VERIFY_STRUCTURE;
+  options->threads = 0;
+  options->buffer = nullptr;
+  options->buffer_size = 0;
+}
+
+vmpack_status_t
+vmpack_module_open_file_with_options(const char *path,
+                                     const vmpack_open_options_t *options,
+                                     vmpack_module_t **out_module) {
+  static const char *kFunction = "vmpack_module_open_file_with_options";
   if (!path || !out_module)
-    return invalid("vmpack_module_open_file", "null argument");
+    return invalid(kFunction, "null argument");
   *out_module = nullptr;
+  vmpack_open_options_t defaults;
+  vmpack_open_options_init(&defaults);
+  const vmpack_open_options_t &o = options ? *options : defaults;
+  if (o.struct_size != sizeof(vmpack_open_options_t))
+    return invalid(kFunction, "options.struct_size is not "
+                              "sizeof(vmpack_open_options_t): initialize the "
+                              "options with vmpack_open_options_init");
+  // A C caller can store any int in an enum field; read them as ints.
+  static_assert(sizeof(vmpack_load_mode_t) == sizeof(int) &&
+                    sizeof(vmpack_verify_mode_t) == sizeof(int),
+                "C enums are ints");
+  int loadMode, verifyMode;
+  std::memcpy(&loadMode, &o.load_mode, sizeof(int));
+  std::memcpy(&verifyMode, &o.verify, sizeof(int));
+  LoadOptions load;
+  switch (loadMode) {
+  case VMPACK_LOAD_AUTO:
+    load.mode = LoadMode::Auto;
+    break;
+  case VMPACK_LOAD_MMAP:
+    load.mode = LoadMode::Mmap;
+    break;
+  case VMPACK_LOAD_READ:
+    load.mode = LoadMode::Read;
+    break;
+  default:
+    return invalid(kFunction, "unknown load mode");
+  }
+  if (verifyMode != VMPACK_VERIFY_STRUCTURE &&
+      verifyMode != VMPACK_VERIFY_FULL && verifyMode != VMPACK_VERIFY_LAZY)
+    return invalid(kFunction, "unknown verify mode");
+  if (o.buffer) {
+    if (load.mode != LoadMode::Read)
+      return invalid(kFunction, "a buffer needs load_mode VMPACK_LOAD_READ");
+    if (reinterpret_cast<uintptr_t>(o.buffer) % kIndexAlignment != 0)
+      return invalid(kFunction, "the buffer must be 16-byte aligned");
+  }
   try {
-    StatusOr<std::unique_ptr<MappedFile>> file = MappedFile::open(path);
+    if (load.mode == LoadMode::Auto) {
+      StatusOr<LoadMode> fromEnvironment = loadModeFromEnvironment();
+      if (!fromEnvironment)
+        return fail(VMPACK_ERROR_INVALID_ARGUMENT,
+                    fromEnvironment.status().message());
+      load.mode = *fromEnvironment;
+    }
+    if (o.buffer) {
+      struct stat st;
+      if (::stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+          uint64_t(st.st_size) > o.buffer_size)
+        return fail(VMPACK_ERROR_BUFFER_TOO_SMALL,
+                    std::string(path) + ": " + std::to_string(st.st_size) +
+                        " bytes do not fit the buffer's " +
+                        std::to_string(o.buffer_size));
+      load.buffer = o.buffer;
+      load.bufferSize = o.buffer_size;
+    }
+    StatusOr<std::unique_ptr<LoadedFile>> file = LoadedFile::open(path, load);
     if (!file)
       return fail(VMPACK_ERROR_IO, file.status().message());
     const uint8_t *data = (*file)->data();
     size_t size = (*file)->size();
-    return finishOpen(std::move(*file), data, size, std::string(path) + ": ",
-                      out_module);
+    vmpack_module_t *module = nullptr;
+    std::string where = std::string(path) + ": ";
+    if (vmpack_status_t st =
+            finishOpen(std::move(*file), data, size, where, &module);
+        st != VMPACK_OK)
+      return st;
+    std::unique_ptr<vmpack_module_t> owner(module);
+    if (verifyMode == VMPACK_VERIFY_FULL) {
+      if (vmpack_status_t st = vmpack_module_verify(module, o.threads);
+          st != VMPACK_OK)
+        return fail(st, where + lastError);
+    } else if (verifyMode == VMPACK_VERIFY_LAZY && module->reader) {
+      // (An .irpa file has no checksums to check lazily.)
+      module->lazy = true;
+      size_t program = module->reader->numConstants();
+      Status st = Status::ok();
+      if (module->file->hasRangeCrcs()) {
+        ArchiveReader::RangeCrc crcOf = rangeCrcOf(*module->file);
+        st = module->reader->verifyEntry(program, &crcOf);
+      } else {
+        st = module->reader->verifyEntry(program);
+      }
+      if (!st)
+        return fail(VMPACK_ERROR_CHECKSUM, where + st.message());
+    }
+    *out_module = owner.release();
+    return VMPACK_OK;
   } catch (const std::bad_alloc &) {
     return fail(VMPACK_ERROR_OUT_OF_MEMORY, "out of memory opening a module");
+  } catch (const std::exception &e) {
+    // std::thread creation can fail with std::system_error.
+    return fail(VMPACK_ERROR_INTERNAL, std::string(kFunction) + ": " +
+                                           e.what());
+  }
+}
+
+vmpack_status_t vmpack_module_open_file(const char *path,
+                                        vmpack_module_t **out_module) {
+  if (!path || !out_module)
+    return invalid("vmpack_module_open_file", "null argument");
+  return vmpack_module_open_file_with_options(path, nullptr, out_module);
+}
+
+vmpack_load_mode_t vmpack_module_load_mode(const vmpack_module_t *module) {
+  if (module && module->file && module->file->mode() == LoadMode::Mmap)
+    return VMPACK_LOAD_MMAP;
+  return VMPACK_LOAD_READ;
+}
+
+vmpack_status_t vmpack_segment_verify(const vmpack_module_t *module,
+                                      size_t index) {
+  if (!module)
+    return invalid("vmpack_segment_verify", "null module");
+  if (index >= segmentCount(*module))
+    return badIndex(*module, index);
+  if (module->irpa)
+    return VMPACK_OK; // an .irpa file has no checksums
+  try {
+    const Status &st = checkConstant(*module, index);
+    if (!st)
+      return fail(VMPACK_ERROR_CHECKSUM, st.message());
+    return VMPACK_OK;
+  } catch (const std::exception &e) {
+    return fail(VMPACK_ERROR_INTERNAL,
+                std::string("vmpack_segment_verify: ") + e.what());
   }
 }
 
@@ -199,7 +372,7 @@ vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
     return VMPACK_OK;
   }
   try {
-    Status st = module->reader->verifyContents(threads);
+    Status st = verifyAll(*module, threads);
     if (!st)
       return fail(VMPACK_ERROR_CHECKSUM, st.message());
     return VMPACK_OK;
@@ -353,6 +526,10 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
                     " bytes, the destination has " + std::to_string(dst_size));
   if (count == 0)
     return VMPACK_OK;
+  if (module->lazy)
+    if (vmpack_status_t st = vmpack_segment_verify(module, index);
+        st != VMPACK_OK)
+      return st;
   const ScalarType &scalar = s.elementType.scalar;
   const uint8_t *src = module->reader->constantData(index);
   Encoding encoding = effectiveEncoding(s);

@@ -34,6 +34,11 @@ const char *vmpack::dump::dumpUsage() {
          "                        have (accepted by default;\n"
          "                        --allow-unregistered-dialect is a no-op)\n"
          "  --threads N           threads for --verify (default: all)\n"
+         "  --load auto|mmap|read how to get the module into memory: map it,\n"
+         "                        or read it (computing CRCs while reading);\n"
+         "                        auto reads from network and FUSE file\n"
+         "                        systems and maps elsewhere, unless\n"
+         "                        VMPACK_LOAD_MODE says otherwise\n"
          "  -h, --help            this text\n";
 }
 
@@ -89,6 +94,19 @@ bool vmpack::dump::parseDumpOptions(int argc, char **argv,
     } else if (arg == "-o") {
       if (!value(options.outputPath))
         return false;
+    } else if (arg == "--load" || arg.rfind("--load=", 0) == 0) {
+      std::string text;
+      if (arg == "--load") {
+        if (!value(text))
+          return false;
+      } else {
+        text = arg.substr(7);
+      }
+      if (text != "auto" && text != "mmap" && text != "read") {
+        error = "--load needs auto, mmap or read, got '" + text + "'";
+        return false;
+      }
+      options.load = text;
     } else if (arg == "--threads") {
       std::string text;
       if (!value(text))

@@ -21,6 +21,8 @@ struct DumpOptions {
   std::string extractName;
   std::string outputPath;
   unsigned threads = 0;
+  /// --load: how the module gets into memory ("auto", "mmap", "read").
+  std::string load = "auto";
   /// --mlir: accept ops of dialects vmpack does not have (default on).
   bool allowUnregistered = true;
   /// --mlir output form, as MLIR's tools name it.

@@ -13,7 +13,7 @@
 
 #include "vmpack/Archive/ArchiveReader.h"
 #include "vmpack/Archive/Format.h"
-#include "vmpack/Archive/MappedFile.h"
+#include "vmpack/Archive/LoadedFile.h"
 #include "vmpack/Formats/IrpaFormat.h"
 #include "vmpack/Pack/Encoding.h"
 
@@ -141,7 +141,11 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  auto file = MappedFile::open(options.modulePath);
+  LoadOptions load;
+  load.mode = options.load == "mmap"   ? LoadMode::Mmap
+              : options.load == "read" ? LoadMode::Read
+                                       : LoadMode::Auto;
+  auto file = LoadedFile::open(options.modulePath, load);
   if (!file)
     return error(file.status().message());
   if (formats::irpa::hasMagic((*file)->data(), (*file)->size()))
@@ -149,6 +153,17 @@ int main(int argc, char **argv) {
   auto reader = ArchiveReader::open((*file)->data(), (*file)->size());
   if (!reader)
     return error(options.modulePath + ": " + reader.status().message());
+  // A file that was read has its CRCs already: verification only compares.
+  auto verify = [&] {
+    if ((*file)->hasRangeCrcs()) {
+      const LoadedFile &f = **file;
+      return (*reader)->verifyContents(
+          [&f](uint64_t offset, uint64_t length) {
+            return f.rangeCrc(offset, length);
+          });
+    }
+    return (*reader)->verifyContents(options.threads);
+  };
 
   switch (options.action) {
   case Action::Table:
@@ -156,7 +171,7 @@ int main(int argc, char **argv) {
   case Action::Json:
     return printJson(**reader);
   case Action::Verify: {
-    Status st = (*reader)->verifyContents(options.threads);
+    Status st = verify();
     if (!st)
       return error(options.modulePath + ": " + st.message());
     std::printf("%s: OK (%zu segments, %zu bytes verified)\n",
@@ -168,7 +183,7 @@ int main(int argc, char **argv) {
     return extract(**reader, options);
   case Action::Mlir: {
     // Rebuilding trusts the segment bytes: check them first.
-    Status st = (*reader)->verifyContents(options.threads);
+    Status st = verify();
     if (!st)
       return error(options.modulePath + ": " + st.message());
     return printModuleAsMlir(**reader, options);

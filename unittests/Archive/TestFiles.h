@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -68,6 +69,31 @@ struct AlignedBytes {
   uint8_t *data() { return storage.data() + offset; }
   std::vector<uint8_t> storage;
   size_t offset = 0, size = 0;
+};
+
+/// Sets (or, for null, unsets) an environment variable for a scope.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name(name) {
+    if (const char *old = std::getenv(name))
+      saved = old;
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (saved)
+      ::setenv(name, saved->c_str(), 1);
+    else
+      ::unsetenv(name);
+  }
+  ScopedEnv(const ScopedEnv &) = delete;
+  ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+  const char *name;
+  std::optional<std::string> saved;
 };
 
 } // namespace vmpack::archive::testing

@@ -170,3 +170,39 @@ TEST(IrpaRuntime, DamagedArchivesNeverCrash) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(IrpaRuntime, OpensByReadingAndVerifiesInEveryMode) {
+  ScratchDir dir;
+  std::vector<SampleParam> params = sampleParams();
+  ASSERT_TRUE(writeSampleIrpa(dir.path("a.irpa"), params));
+  for (vmpack_load_mode_t mode : {VMPACK_LOAD_MMAP, VMPACK_LOAD_READ})
+    for (vmpack_verify_mode_t verify :
+         {VMPACK_VERIFY_STRUCTURE, VMPACK_VERIFY_FULL, VMPACK_VERIFY_LAZY}) {
+      vmpack_open_options_t o;
+      vmpack_open_options_init(&o);
+      o.load_mode = mode;
+      o.verify = verify;
+      vmpack_module_t *m = nullptr;
+      ASSERT_EQ(vmpack_module_open_file_with_options(
+                    dir.path("a.irpa").c_str(), &o, &m),
+                VMPACK_OK)
+          << vmpack_last_error();
+      EXPECT_EQ(vmpack_module_load_mode(m), mode);
+      EXPECT_EQ(vmpack_module_container(m), VMPACK_CONTAINER_IRPA);
+      ASSERT_EQ(vmpack_module_segment_count(m), params.size());
+      for (size_t i = 0; i < params.size(); ++i) {
+        vmpack_segment_info_t info;
+        ASSERT_EQ(vmpack_module_segment_info(m, i, &info), VMPACK_OK);
+        EXPECT_EQ(info.length, params[i].desc.length);
+        // No checksums in an .irpa: nothing to find.
+        EXPECT_EQ(vmpack_segment_verify(m, i), VMPACK_OK);
+      }
+      EXPECT_EQ(vmpack_segment_verify(m, params.size()),
+                VMPACK_ERROR_OUT_OF_RANGE);
+      vmpack_module_close(m);
+    }
+}
+
+} // namespace

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,23 @@ public:
   /// `threads` threads (0: one per hardware thread), and re-checks the
   /// metadata and padding. The first mismatch in file order is reported.
   Status verifyContents(unsigned threads) const;
+
+  /// The CRC-32 of the file's bytes [offset, offset + length).
+  using RangeCrc = std::function<uint32_t(uint64_t offset, uint64_t length)>;
+
+  /// verifyContents, with the entries' CRCs taken from `crcOf` (e.g. CRCs
+  /// computed while the file was read) instead of recomputed here.
+  Status verifyContents(const RangeCrc &crcOf) const;
+
+  /// Checks the CRC-32 of one entry, in one thread: constant `entry`
+  /// (segments, then aliases: an alias checks its segment's bytes), or the
+  /// program when `entry` == numConstants(). With `crcOf`, the CRC of the
+  /// bytes is taken from it instead of computed here.
+  Status verifyEntry(size_t entry, const RangeCrc *crcOf = nullptr) const;
+
+  /// Compares `crc` with the index's CRC of entry `entry` (as verifyEntry);
+  /// the error names the entry and its byte range.
+  Status compareEntryCrc(size_t entry, uint32_t crc) const;
 
   uint32_t formatVersion() const { return version; }
   const std::string &moduleName() const { return module; }
@@ -88,6 +106,7 @@ private:
   ArchiveReader(const uint8_t *base, size_t size) : base(base), size(size) {}
   Status parse();
   Status checkMetadata() const;
+  Status checkMetadataAndIndex() const;
 
   const uint8_t *base;
   size_t size;
