@@ -12,9 +12,16 @@ noise hits every step alike:
   (d) mlir-opt --emit-bytecode on the dense .mlirbc: what MLIR alone costs to
       read (and re-write) the model
   (e) cp of a file of vmpack's output size: the floor for writing it
+  (f) vmpack-compile on the same model as MLIR text (dense<"0x..."> hex)
+  (g) mlir-opt --emit-bytecode on that text: MLIR's own text parse
+  (h) vmpack-dump --verify --load=mmap of (a)'s module
+  (i) vmpack-dump --verify --load=read of it (CRCs computed while reading)
+  (j) cat of that module to /dev/null: the floor for reading it
 
 and prints a markdown table of median wall time and peak RSS (the child's
-rusage ru_maxrss), with ratios and a description of the machine.
+rusage ru_maxrss), with ratios and a description of the machine, then the
+CRC-32 libraries' throughput from vmpack-checksum-bench (Google Benchmark)
+when it is built. --no-text leaves out (f) and (g), the slowest steps.
 
     bench/compare.py --build build --layers 1 --runs 3 [--workdir DIR]
     bench/compare.py --build build --smoke
@@ -27,6 +34,7 @@ Python 3 standard library only.
 """
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -175,8 +183,10 @@ def print_report(steps, args, model, inputs):
     by_key = {s.key: s for s in steps}
     print(f"### vmpack-compile vs. alternatives: {model}\n")
     print(f"Machine: {machine_description(args)}  ")
+    text = (f", text .mlir {inputs['text'] / 1e6:.1f} MB"
+            if inputs.get("text") else "")
     print(f"Inputs: dense .mlirbc {inputs['dense'] / 1e6:.1f} MB, "
-          f"packed .mlirbc {inputs['packed'] / 1e6:.1f} MB; "
+          f"packed .mlirbc {inputs['packed'] / 1e6:.1f} MB{text}; "
           f"{args.runs} run(s) per step, round-robin; medians.\n")
     print("| step | command | wall (s) | min–max (s) | peak RSS (MiB) "
           "| output (MB) |")
@@ -217,12 +227,46 @@ def print_report(steps, args, model, inputs):
         ("vmpack-compile (packed) / mlir-opt parse+emit", "b", "d"),
         ("vmpack-compile (dense) / cp of the output", "a", "e"),
         ("vmpack-compile (packed) / cp of the output", "b", "e"),
+        ("vmpack-compile (text) / mlir-opt parse+emit (text)", "f", "g"),
+        ("vmpack-compile (text) / vmpack-compile (dense .mlirbc)", "f", "a"),
+        ("vmpack-dump --verify, read / cat of the module", "i", "j"),
+        ("vmpack-dump --verify, mapped / cat of the module", "h", "j"),
     ]
     for label, num, den in rows:
         print(f"| {label} | {ratio(num, den, walls)} "
               f"| {ratio(num, den, rss)} |")
     if getattr(args, "agreement", None):
         print(f"\n{args.agreement}")
+    if getattr(args, "crc_rows", None):
+        print(f"\nCRC-32 of {args.crc_size}, one core, "
+              "vmpack-checksum-bench:\n")
+        print("| implementation | GB/s |")
+        print("|---|---:|")
+        for name, rate in args.crc_rows:
+            print(f"| {name} | {rate / 1e9:.1f} |")
+
+
+def crc_library_rates(bin_dir, smoke):
+    """[(name, bytes/s)] from vmpack-checksum-bench's 256 MiB runs, or []
+    when it is not built."""
+    bench = os.path.join(bin_dir, "vmpack-checksum-bench")
+    if not os.access(bench, os.X_OK):
+        return []
+    size = 256 << 10 if smoke else 256 << 20
+    result = subprocess.run(
+        [bench, f"--benchmark_filter=/{size}$",
+         "--benchmark_repetitions=1" if smoke else
+         "--benchmark_repetitions=3",
+         "--benchmark_format=json"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if result.returncode != 0:
+        sys.exit(f"compare.py: {bench} failed (exit {result.returncode})")
+    rows = []
+    for b in json.loads(result.stdout)["benchmarks"]:
+        if smoke or b.get("aggregate_name") == "median":
+            name = b["run_name"].rsplit("/", 1)[0].replace("BM_", "")
+            rows.append((name, b["bytes_per_second"]))
+    return rows
 
 
 def main():
@@ -242,6 +286,8 @@ def main():
     parser.add_argument("--workdir",
                         help="keep inputs and outputs here (default: a "
                              "temporary directory, removed afterwards)")
+    parser.add_argument("--no-text", action="store_true",
+                        help="leave out the text-input steps (f), (g)")
     parser.add_argument("--smoke", action="store_true",
                         help="tiny model, one run; fail if anything fails")
     args = parser.parse_args()
@@ -254,7 +300,13 @@ def main():
 
     bin_dir = os.path.join(args.build, "bin")
     tool = {name: os.path.join(bin_dir, name) for name in
-            ("vmpack-gen", "vmpack-compile", "vmpack-baseline-apint")}
+            ("vmpack-gen", "vmpack-compile", "vmpack-baseline-apint",
+             "vmpack-dump")}
+    # The same tool without MLIR, when built: loading libMLIR alone costs
+    # ~0.1 s, which would swamp reading a small module.
+    archive_only = os.path.join(bin_dir, "vmpack-dump-archive-only")
+    if os.access(archive_only, os.X_OK):
+        tool["vmpack-dump"] = archive_only
     present = {name: os.access(path, os.X_OK) for name, path in tool.items()}
     mlir_opt = find_mlir_opt()
 
@@ -277,6 +329,10 @@ def main():
                      "-o", dense], "vmpack-gen (dense)")
         run_checked([tool["vmpack-gen"], *shape, "--format=mlirbc-packed",
                      "-o", packed], "vmpack-gen (packed)")
+        text = path("model.mlir")
+        if not args.no_text:
+            run_checked([tool["vmpack-gen"], *shape, "--format=mlir",
+                         "-o", text], "vmpack-gen (text)")
 
         compile_flags = []
         if args.threads:
@@ -312,6 +368,32 @@ def main():
                           None if steps[0].missing is None
                           or steps[2].missing is None
                           else "nothing to copy"))
+        no_text = "left out (--no-text)" if args.no_text else None
+        steps += [
+            Step("f", "vmpack-compile, text input",
+                 [tool["vmpack-compile"], text, "-o", path("f.vmpk"),
+                  *compile_flags], path("f.vmpk"),
+                 no_text or not_built("vmpack-compile")),
+            Step("g", "mlir-opt parse + emit bytecode, text input",
+                 [mlir_opt or "mlir-opt", text, "--emit-bytecode", "-o",
+                  "/dev/null"], None,
+                 no_text or (None if mlir_opt
+                             else "mlir-opt (LLVM 22) not found")),
+        ]
+        # (h)-(j) read (a)'s module, written earlier in the same round.
+        no_module = None if steps[0].missing is None else "no module"
+        steps += [
+            Step("h", "vmpack-dump --verify, mapped",
+                 [tool["vmpack-dump"], "--verify", "--load=mmap",
+                  path("a.vmpk")], None,
+                 no_module or not_built("vmpack-dump")),
+            Step("i", "vmpack-dump --verify, read",
+                 [tool["vmpack-dump"], "--verify", "--load=read",
+                  path("a.vmpk")], None,
+                 no_module or not_built("vmpack-dump")),
+            Step("j", "cat of the module to /dev/null",
+                 ["cat", path("a.vmpk")], None, no_module),
+        ]
 
         for _ in range(args.runs):
             for s in steps:
@@ -352,11 +434,16 @@ def main():
                                   "modules is byte for byte the APInt "
                                   "baseline's.")
 
+        args.crc_rows = crc_library_rates(bin_dir, args.smoke)
+        args.crc_size = ("256 KiB, one run (--smoke)" if args.smoke
+                         else "256 MiB (memory-bound), median of 3")
         model = (f"{args.layers} llama2 layer(s), dim {args.dim}, hidden "
                  f"{args.hidden}, int4 weights")
         print_report(steps, args, model,
                      {"dense": os.path.getsize(dense),
-                      "packed": os.path.getsize(packed)})
+                      "packed": os.path.getsize(packed),
+                      "text": os.path.getsize(text)
+                      if os.path.exists(text) else 0})
         failed = [s for s in steps if s.failure]
         if failed:
             sys.exit("compare.py: failed: " +
