@@ -275,3 +275,13 @@ def test_the_example_script():
     assert "all checksums OK" in out
     assert "as numpy: int8 (64, 64)" in out
     assert "float16 (64,), a view of the mapped file" in out
+
+
+def test_numpy_conversion_of_a_segment():
+    with vmpack.open(corpus("types-packed")) as m:
+        a = np.asarray(m["f32"])
+        assert a.tolist() == [1.0, 2.0]
+        assert np.shares_memory(a, np.frombuffer(m["f32"].raw, np.uint8))
+        assert np.asarray(m["i4"], dtype=np.int32).tolist() == \
+            [1, -2, 3, -4, 5, 6, 7]
+        assert np.array(m["f32"]).flags.writeable  # np.array copies

@@ -261,9 +261,12 @@ class Segment:
                                       _vmpack.DTYPES[dtype.name], out)
         return out
 
-    def __array__(self, dtype=None):
+    def __array__(self, dtype=None, copy=None):
+        """np.asarray(segment): numpy() (a view where that is zero-copy)."""
         array = self.numpy()
-        return array if dtype is None else array.astype(dtype)
+        if dtype is not None and _np.dtype(dtype) != array.dtype:
+            return array.astype(dtype)
+        return array.copy() if copy else array
 
 
 class Module:
