@@ -256,16 +256,26 @@ std::optional<Holder> findSites(Operation *op) {
     auto elements = dyn_cast<ElementsAttr>(value);
     if (!elements)
       return;
-    // vmpack's own ops: their top-level value is the constant, whatever it
-    // is, so that describeConstant can say what is wrong with it.
+    bool storable =
+        isStorable(elements) &&
+        getPackElementType(
+            cast<ShapedType>(elements.getType()).getElementType());
+    // The value of an op vmpack knows is meant to be a constant: say so
+    // when it stays in the program.
     bool isKnownValue = known && !site.inProperties && site.path.empty() &&
                         (site.attrName == "value" ||
                          site.attrName == "initial_value");
-    if (isKnownValue ||
-        (isStorable(elements) &&
-         getPackElementType(
-             cast<ShapedType>(elements.getType()).getElementType()) &&
-         canHoldReference(op, site, elements)))
+    if (isKnownValue && !storable &&
+        !(isa<DenseIntOrFPElementsAttr>(elements) &&
+          cast<ShapedType>(elements.getType()).getNumElements() == 0))
+      op->emitWarning()
+          << "constant of type " << elements.getType() << " (a '"
+          << Attribute(elements).getAbstractAttribute().getName()
+          << "' attribute) has no vmpack layout and stays in the program; "
+             "segments hold dense<...> and dense_resource<...> elements of "
+             "integers, index, floats, complex and quantized types";
+    if (isKnownValue ? storable
+                     : storable && canHoldReference(op, site, elements))
       holder.sites.push_back({site, suffix.str(), elements});
   });
   if (holder.sites.empty())

@@ -205,6 +205,8 @@ int main(int argc, char **argv) {
   registry.insert<mlir::vmpack::VMPackDialect>();
   MLIRContext context(registry);
   context.allowUnregisteredDialects(allowUnregistered && !noAllowUnregistered);
+  // Diagnostics show the source line; the op printed again is noise.
+  context.printOpOnDiagnostic(false);
 
   TimingScope parseTimer = rootTimer.nest("parse");
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
