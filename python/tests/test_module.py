@@ -182,9 +182,12 @@ def mapped(path):
     return str(pathlib.Path(path).resolve()) in maps.read_text()
 
 
-def test_closing_while_views_exist(tmp_path):
+def test_closing_while_views_exist(tmp_path, monkeypatch):
     """close() drops the module; the file stays mapped until the last view
     is gone, and the views keep their values."""
+    # Mapped, not read into memory (the default on network file systems),
+    # so that /proc/self/maps shows the file.
+    monkeypatch.setenv("VMPACK_LOAD_MODE", "mmap")
     path = tmp_path / "m.vmpk"
     shutil.copy(corpus("types-packed"), path)
     m = vmpack.open(path)
@@ -215,7 +218,8 @@ def test_closing_while_views_exist(tmp_path):
     assert unpacked.tolist() == [1, -2, 3, -4, 5, 6, 7]
 
 
-def test_the_module_outlives_its_python_object(tmp_path):
+def test_the_module_outlives_its_python_object(tmp_path, monkeypatch):
+    monkeypatch.setenv("VMPACK_LOAD_MODE", "mmap")
     path = tmp_path / "m.vmpk"
     shutil.copy(corpus("types-packed"), path)
     view = vmpack.open(path).get_tensor("f32")
