@@ -51,6 +51,9 @@ struct LevelKernels {
                       float *out, uint64_t n);
   /// Little-endian 16-bit patterns to float32 bit patterns shifted left 16.
   void (*bf16ToFloat)(const uint8_t *in, float *out, uint64_t n);
+  /// IEEE half to float32 (F16C); null where the level has no instruction
+  /// for it.
+  void (*halfToFloat)(const uint8_t *in, float *out, uint64_t n);
 };
 
 /// Each level's table; levels this build does not carry are not defined.

@@ -338,6 +338,8 @@ template <uint32_t W> struct Kernels {
 
 /// The loops that do not depend on W.
 struct Common {
+  static constexpr void (*kHalfToFloat)(const uint8_t *, float *,
+                                        uint64_t) = nullptr;
   static void signExtend8To16(const uint8_t *in, uint8_t *out, uint64_t n) {
     for (uint64_t i = 0; i < n; ++i)
       storeLE<2>(out + 2 * i, uint16_t(int16_t(int8_t(in[i]))));
@@ -383,7 +385,8 @@ constexpr LevelKernels makeLevelKernels(std::index_sequence<Ws...>) {
           &C::signExtend8To16,
           &C::zeroExtend8To16,
           &C::lookupFloat,
-          &C::bf16ToFloat};
+          &C::bf16ToFloat,
+          C::kHalfToFloat};
 }
 template <template <uint32_t> class K, typename C>
 constexpr LevelKernels makeLevelKernels() {

@@ -192,6 +192,10 @@ void vmpack::unpackToFloat32(Encoding encoding, ScalarKind kind,
     level.bf16ToFloat(in + first * 2, dst, count);
     return;
   }
+  if (kind == ScalarKind::F16 && level.halfToFloat) {
+    level.halfToFloat(in + first * 2, dst, count);
+    return;
+  }
   const KernelSet &k = level.widths[bitWidth];
   if (bitWidth <= 8) {
     // A table of every value of the format (unused entries zero, so the

@@ -745,6 +745,19 @@ template <uint32_t W> struct X86Kernels : Kernels<W> {
 
 /// The loops that do not depend on W.
 struct X86Common : Common {
+#if VMPACK_X86_LEVEL >= 3
+  static void halfToFloat(const uint8_t *in, float *out, uint64_t n) {
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+      _mm256_storeu_ps(out + i,
+                       _mm256_cvtph_ps(_mm_loadu_si128(
+                           reinterpret_cast<const __m128i *>(in + 2 * i))));
+    for (; i < n; ++i)
+      out[i] = _cvtsh_ss(uint16_t(loadLE<2>(in + 2 * i)));
+  }
+  static constexpr void (*kHalfToFloat)(const uint8_t *, float *,
+                                        uint64_t) = &halfToFloat;
+#endif
 #if VMPACK_X86_LEVEL >= 4
   /// 16 floats per step: vpermi2ps looks up 32 table entries at once; bits
   /// 5 ... 7 of the index pick among the 32-entry quarters.
