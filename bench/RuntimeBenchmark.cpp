@@ -3,22 +3,24 @@
 // The runtime's hot path: i4 weights stored `packed`, unpacked to int8 with
 // vmpack_segment_unpack from a mapped module, against a plain memcpy of the
 // same output size. Bytes/s count output bytes. Also full verification, and
-// opening the file by each load path against reading it like `cat`.
+// opening the file by each load path against reading it like `cat`. The
+// context line `vmpack_dispatch` names the kernels' dispatch level.
 //
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/Archive/ArchiveWriter.h"
+#include "vmpack/Pack/Dispatch.h"
 #include "vmpack/vmpack.h"
 
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <random>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -77,8 +79,8 @@ void BM_UnpackI4ToInt8(benchmark::State &state) {
   vmpack_module_t *m = benchModule().module;
   std::vector<int8_t> out(kElements);
   for (auto _ : state) {
-    if (vmpack_segment_unpack(m, 0, 0, kElements, VMPACK_DTYPE_INT8,
-                              out.data(), out.size()) != VMPACK_OK)
+    if (vmpack_segment_unpack(m, 0, 0, kElements, VMPACK_DTYPE_INT8, out.data(),
+                              out.size()) != VMPACK_OK)
       state.SkipWithError(vmpack_last_error());
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
@@ -164,8 +166,7 @@ void openAndVerify(benchmark::State &state, vmpack_load_mode_t mode,
   }
   for (auto _ : state) {
     vmpack_module_t *m = nullptr;
-    if (vmpack_module_open_file_with_options(path.c_str(), &o, &m) !=
-        VMPACK_OK)
+    if (vmpack_module_open_file_with_options(path.c_str(), &o, &m) != VMPACK_OK)
       state.SkipWithError(vmpack_last_error());
     vmpack_module_close(m);
   }
@@ -191,4 +192,14 @@ BENCHMARK(BM_OpenVerify_Mmap)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 } // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char **argv) {
+  benchmark::AddCustomContext(
+      "vmpack_dispatch",
+      vmpack::dispatchLevelName(vmpack::activeDispatchLevel()));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
