@@ -18,6 +18,7 @@
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Target/InputFile.h"
 #include "vmpack/Target/IrpaExport.h"
+#include "vmpack/Transforms/Passes.h"
 #include "vmpack/Target/ModuleSerializer.h"
 
 #include "mlir/IR/AsmState.h"
@@ -25,6 +26,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -248,6 +250,14 @@ int main(int argc, char **argv) {
   std::signal(SIGTERM, onInterrupt);
   LogicalResult written = success();
   if (irpa) {
+    // IREE exports globals: tensor arith.constants become globals first,
+    // as --vmpack-hoist-constants does.
+    PassManager hoist(&context);
+    mlir::vmpack::HoistConstantsPassOptions hoistOptions;
+    hoistOptions.minElements = 1;
+    hoist.addPass(mlir::vmpack::createHoistConstantsPass(hoistOptions));
+    if (failed(hoist.run(*module)))
+      return 1;
     mlir::vmpack::IrpaExportOptions irpaOptions;
     irpaOptions.scope = parameterScope;
     irpaOptions.minimumSize = parameterMinimumSize;
