@@ -6,6 +6,8 @@
 # the same suite, whose summary is the last thing printed. In between, a
 # build with only the portable kernels (-DVMPACK_DISPATCH=portable, no
 # vector code compiled in) runs the packing tests and the unpacking corpus.
+# The Release build is also installed into a temporary prefix and a small
+# consumer (test/install/) is built against it through CMake and pkg-config.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -28,4 +30,6 @@ ctest --test-dir "$root/build-portable" --output-on-failure -j "$jobs" \
 
 echo "== Release build and the whole test suite"
 BUILD_DIR="$root/build" bash "$root/scripts/build.sh"
+echo "== Install into a temporary prefix and build a consumer against it"
+bash "$root/scripts/check-install.sh" "$root/build"
 ctest --test-dir "$root/build" --output-on-failure -j "$jobs"
