@@ -10,7 +10,8 @@
 // RUN: vmpack-dump %t/p.irpa | FileCheck %s --check-prefix=DUMP
 // RUN: FileCheck %s --check-prefix=PROGRAM < %t/p.mlir
 
-// DUMP: IREE parameter archive (version 0.0): 15 entries
+// DUMP: IREE parameter archive (version 0.0): 16 entries
+// DUMP: f_cst      -     data              8         64
 // DUMP: w_i4       -     data              3         64
 // DUMP-NEXT: s_i4_even  -     splat             2          0             -  55
 // DUMP-NEXT: s_i4_odd   -     data              2         64
@@ -35,10 +36,11 @@
 // RUN:   i33=0100000000000000ffffffff01000000 e= bf=803f00c0 f8=3840 \
 // RUN:   small=07 mlp=010203
 
+// PROGRAM: ml_program.global private @f_cst(#flow.parameter.named<"model"::"f_cst"> : tensor<2xi32>) : tensor<2xi32>
 // PROGRAM: "util.global"() <{initial_value = #flow.parameter.named<"model"::"w_i4"> : tensor<5xi4>, sym_name = "w_i4", sym_visibility = "private", type = tensor<5xi4>}> : () -> ()
 // PROGRAM: "util.global"() <{initial_value = #flow.parameter.named<"model"::"m_f32"> : tensor<2xf32>, is_mutable, sym_name = "m_f32", sym_visibility = "private", type = tensor<2xf32>}> : () -> ()
 // PROGRAM: ml_program.global private @mlp(#flow.parameter.named<"model"::"mlp"> : tensor<3xi8>) : tensor<3xi8>
-// PROGRAM: arith.constant dense<[1, 2]> : tensor<2xi32>
+// PROGRAM: ml_program.global_load_const @f_cst : tensor<2xi32>
 
 // The same bytes for any thread count; --format overrides the extension.
 // RUN: vmpack-compile %s -o %t/p4.bin --format=irpa --parameter-scope=model --threads=4
