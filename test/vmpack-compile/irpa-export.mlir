@@ -52,7 +52,8 @@
 // RUN: vmpack-compile %s -o %t/min.irpa --parameter-minimum-size=4 --emit-program=%t/min.mlir
 // RUN: vmpack-dump %t/min.irpa | FileCheck %s --check-prefix=MIN
 // RUN: FileCheck %s --check-prefix=MINPROG < %t/min.mlir
-// MIN: IREE parameter archive (version 0.0): 7 entries
+// MIN: IREE parameter archive (version 0.0): 8 entries
+// MIN: f_cst
 // MIN-NOT: s_i4_even
 // MIN: mask
 // MINPROG: initial_value = dense<5> : tensor<4xi4>, sym_name = "s_i4_even"
