@@ -11,6 +11,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 using namespace vmpack;
 using namespace vmpack::detail;
@@ -52,6 +55,15 @@ const char *const kAllNames[kNumDispatchLevels] = {"portable", "sse2", "sse41",
                                                    "avx2", "avx512"};
 
 /// Whether the CPU (and the OS, for the AVX register state) runs `level`.
+#if defined(__x86_64__)
+/// F16C from CPUID leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports
+/// does not know the name.
+bool cpuHasF16C() {
+  unsigned eax, ebx, ecx, edx;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+}
+#endif
+
 bool cpuRuns(DispatchLevel level) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
@@ -64,7 +76,7 @@ bool cpuRuns(DispatchLevel level) {
     return __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("sse4.1");
   case DispatchLevel::AVX2:
     return cpuRuns(DispatchLevel::SSE41) && __builtin_cpu_supports("avx2") &&
-           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c");
+           __builtin_cpu_supports("bmi2") && cpuHasF16C();
   case DispatchLevel::AVX512:
     return cpuRuns(DispatchLevel::AVX2) && __builtin_cpu_supports("avx512f") &&
            __builtin_cpu_supports("avx512bw") &&
