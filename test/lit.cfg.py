@@ -49,6 +49,13 @@ for candidate in ("/usr/bin/python3", shutil.which("python3")):
         config.substitutions.append(("%numpy_python", candidate))
         break
 
+# IREE's tools in ../shared beside the checkout (shared/iree-tools/README.md).
+iree_tools = os.path.join(os.path.dirname(config.vmpack_src_root), "shared",
+                          "iree-tools")
+if os.path.exists(os.path.join(iree_tools, "iree-dump-parameters")):
+    config.available_features.add("iree-tools")
+    config.substitutions.append(("%iree_tools", iree_tools))
+
 if config.vmpack_has_mlir:
     config.available_features.add("mlir")
 # Root ignores file permissions: tests of unwritable directories skip.

@@ -112,27 +112,34 @@ Status OutputFile::copy(uint64_t offset, int srcFd, uint64_t srcOffset,
   return write(offset + done, srcData + done, size - done);
 }
 
-Status OutputFile::writeTensor(uint64_t offset, const TensorSource &source,
-                               Encoding encoding) {
+Status vmpack::formats::forEachTensorChunk(const TensorSource &source,
+                                           Encoding encoding,
+                                           const ChunkSink &sink) {
   const TensorInfo &info = source.info;
+  constexpr uint64_t kChunk = uint64_t(4) << 20;
+  std::vector<uint8_t> buffer;
   if (source.produce) {
     if (!info.isOpaque() && info.encoding != encoding)
       return Status::error("internal error: computed tensor '" + info.name +
                            "' is not in the " + encodingName(encoding) +
                            " encoding");
-    constexpr uint64_t kChunk = uint64_t(4) << 20;
-    std::vector<uint8_t> buffer;
     for (uint64_t at = 0; at < info.length; at += kChunk) {
       uint64_t n = std::min(kChunk, info.length - at);
       buffer.assign(size_t(n), 0);
       source.produce(at, n, buffer.data());
-      if (Status s = write(offset + at, buffer.data(), n); !s)
+      if (Status s = sink(at, buffer.data(), n); !s)
         return s;
     }
     return Status::ok();
   }
-  if (info.isOpaque() || info.encoding == encoding)
-    return copy(offset, source.fd, source.fileOffset, source.data, info.length);
+  if (info.isOpaque() || info.encoding == encoding) {
+    for (uint64_t at = 0; at < info.length; at += kChunk)
+      if (Status s =
+              sink(at, source.data + at, std::min(kChunk, info.length - at));
+          !s)
+        return s;
+    return Status::ok();
+  }
   std::optional<uint64_t> n = numElements(info.shape);
   std::optional<uint64_t> outSize =
       storedSize(info.elementType, info.shape, encoding);
@@ -149,7 +156,6 @@ Status OutputFile::writeTensor(uint64_t offset, const TensorSource &source,
   uint64_t perChunk = std::max<uint64_t>(
       granule,
       ((uint64_t(32) << 20) / std::max<uint32_t>(w, 1)) / granule * granule);
-  std::vector<uint8_t> buffer;
   for (uint64_t first = 0; first < scalars; first += perChunk) {
     uint64_t count = std::min(perChunk, scalars - first);
     uint64_t bytes = *encodedSize(encoding, w, count);
@@ -157,12 +163,23 @@ Status OutputFile::writeTensor(uint64_t offset, const TensorSource &source,
     vmpack::convert(info.encoding, encoding, w,
                     source.data + granuleByteOffset(info.encoding, w, first),
                     buffer.data(), count);
-    if (Status s = write(offset + granuleByteOffset(encoding, w, first),
-                         buffer.data(), bytes);
+    if (Status s =
+            sink(granuleByteOffset(encoding, w, first), buffer.data(), bytes);
         !s)
       return s;
   }
   return Status::ok();
+}
+
+Status OutputFile::writeTensor(uint64_t offset, const TensorSource &source,
+                               Encoding encoding) {
+  const TensorInfo &info = source.info;
+  if (!source.produce && (info.isOpaque() || info.encoding == encoding))
+    return copy(offset, source.fd, source.fileOffset, source.data, info.length);
+  return forEachTensorChunk(source, encoding,
+                            [&](uint64_t at, const uint8_t *data, uint64_t n) {
+                              return write(offset + at, data, n);
+                            });
 }
 
 Status OutputFile::commit() {

@@ -4,10 +4,14 @@
 
 #include "vmpack/Archive/ArchiveReader.h"
 #include "vmpack/Archive/ArchiveWriter.h"
+#include "vmpack/Formats/IrpaReader.h"
+#include "vmpack/Formats/IrpaWriter.h"
+#include "vmpack/Formats/OutputFile.h"
 #include "vmpack/Formats/TypeTable.h"
 
 #include <algorithm>
 #include <fcntl.h>
+#include <limits>
 #include <unistd.h>
 
 using namespace vmpack;
@@ -21,14 +25,16 @@ const char *vmpack::formats::formatName(FileFormat format) {
     return "safetensors";
   case FileFormat::Gguf:
     return "gguf";
+  case FileFormat::Irpa:
+    return "irpa";
   }
   return "?";
 }
 
 std::optional<FileFormat>
 vmpack::formats::parseFormatName(std::string_view name) {
-  for (FileFormat f :
-       {FileFormat::Vmpk, FileFormat::Safetensors, FileFormat::Gguf})
+  for (FileFormat f : {FileFormat::Vmpk, FileFormat::Safetensors,
+                       FileFormat::Gguf, FileFormat::Irpa})
     if (name == formatName(f))
       return f;
   return std::nullopt;
@@ -54,6 +60,16 @@ std::vector<TensorSource> WeightFile::sources() const {
   for (const TensorInfo &t : tensors) {
     TensorSource s;
     s.info = t;
+    auto splat = splats.find(t.name);
+    if (splat != splats.end()) {
+      const std::vector<uint8_t> *pattern = &splat->second;
+      s.produce = [pattern](uint64_t first, uint64_t n, uint8_t *out) {
+        for (uint64_t k = 0; k < n; ++k)
+          out[k] = (*pattern)[(first + k) % pattern->size()];
+      };
+      out.push_back(std::move(s));
+      continue;
+    }
     s.data = map->data() + t.offset;
     s.fd = fd;
     s.fileOffset = t.offset;
@@ -93,6 +109,33 @@ vmpack::formats::openWeightFile(const std::string &path, FileFormat format) {
       return failed(f.status());
     file->tensors = std::move(f->tensors);
     file->ggufMetadata = std::move(f->metadata);
+    break;
+  }
+  case FileFormat::Irpa: {
+    // Entries are bytes: ui8 tensors of their length. Splats are expanded
+    // while writing (TensorSource::produce), never in memory.
+    StatusOr<std::unique_ptr<IrpaReader>> reader = IrpaReader::open(data, size);
+    if (!reader)
+      return failed(reader.status());
+    for (size_t i = 0; i < (*reader)->numEntries(); ++i) {
+      const IrpaEntry &e = (*reader)->entry(i);
+      if (e.length > uint64_t(std::numeric_limits<int64_t>::max()))
+        return failed(Status::error("entry '" + e.key + "' is too large"));
+      TensorInfo t;
+      t.name = e.key;
+      t.elementType = opaqueByteType();
+      t.shape = {int64_t(e.length)};
+      t.encoding = Encoding::Byte;
+      t.offset = e.offset;
+      t.length = e.length;
+      if (e.kind == IrpaEntryKind::Splat) {
+        file->splats.emplace(
+            t.name, std::vector<uint8_t>(e.pattern.begin(),
+                                         e.pattern.begin() + e.patternLength));
+        t.offset = 0;
+      }
+      file->tensors.push_back(std::move(t));
+    }
     break;
   }
   case FileFormat::Vmpk: {
@@ -193,5 +236,49 @@ Status vmpack::formats::writeVmpk(const std::string &path,
           !s)
         return s;
     }
+  return (*writer)->finish();
+}
+
+Encoding vmpack::formats::irpaEncoding(const ElementType &type) {
+  // Whole-byte scalars are the same bytes in `word` and `byte`; i1 is one
+  // byte per element in IREE's VM.
+  uint32_t w = type.scalarBits();
+  if (w % 8 == 0 || (w == 1 && !type.isComplex))
+    return Encoding::Byte;
+  return isEncodable(Encoding::Word, w) ? Encoding::Word : Encoding::Byte;
+}
+
+Status vmpack::formats::writeIrpa(const std::string &path,
+                                  const std::vector<TensorSource> &tensors) {
+  StatusOr<std::unique_ptr<IrpaWriter>> writer = IrpaWriter::create(path);
+  if (!writer)
+    return writer.status();
+  std::vector<Encoding> encodings;
+  for (const TensorSource &src : tensors) {
+    const TensorInfo &t = src.info;
+    Encoding enc = t.isOpaque() ? Encoding::Byte : irpaEncoding(t.elementType);
+    std::optional<uint64_t> length =
+        t.isOpaque() ? std::optional<uint64_t>(t.length)
+                     : storedSize(t.elementType, t.shape, enc);
+    if (!length)
+      return Status::error("tensor '" + t.name +
+                           "': " + tensorTypeString(t.elementType, t.shape) +
+                           " has no .irpa layout");
+    if (StatusOr<uint32_t> added = (*writer)->addDataEntry(t.name, *length);
+        !added)
+      return added.status();
+    encodings.push_back(enc);
+  }
+  if (Status s = (*writer)->beginData(); !s)
+    return s;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (Status s = forEachTensorChunk(
+            tensors[i], encodings[i],
+            [&](uint64_t at, const uint8_t *data, uint64_t n) {
+              return (*writer)->writeEntryData(uint32_t(i), at, data,
+                                               size_t(n));
+            });
+        !s)
+      return s;
   return (*writer)->finish();
 }

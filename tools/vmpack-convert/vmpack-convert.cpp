@@ -30,13 +30,14 @@ namespace {
 const char *kUsage =
     "usage: vmpack-convert [options] IN... -o OUT\n"
     "\n"
-    "Converts weight files between .vmpk, .safetensors and .gguf. The tensors\n"
-    "of all inputs are written to OUT in input order; names must be unique.\n"
+    "Converts weight files between .vmpk, .safetensors, .gguf and .irpa. The\n"
+    "tensors"
+    " of all inputs are written to OUT in input order; names must be unique.\n"
     "\n"
     "options:\n"
     "  -o OUT              the output file (written via a temporary file)\n"
     "  --from=FORMAT       read every input as FORMAT (vmpk, safetensors,\n"
-    "                      gguf) instead of by extension\n"
+    "                      gguf, irpa) instead of by extension\n"
     "  --to=FORMAT         write OUT as FORMAT instead of by extension\n"
     "  --alignment=N       .vmpk segment alignment (default 64) or GGUF\n"
     "                      general.alignment (default: the input's, else 32)\n"
@@ -103,7 +104,7 @@ int main(int argc, char **argv) {
       std::optional<FileFormat> f = v ? parseFormatName(*v) : std::nullopt;
       if (!f)
         return error("unknown format in '" + arg +
-                     "' (vmpk, safetensors or gguf)");
+                     "' (vmpk, safetensors, gguf or irpa)");
       (isFrom ? from : to) = f;
     } else if (startsWith(arg, "--alignment")) {
       std::optional<std::string> v = value("--alignment");
@@ -132,7 +133,7 @@ int main(int argc, char **argv) {
     to = formatFromPath(output);
   if (!to)
     return error("cannot tell the format of '" + output +
-                 "' from its extension; use --to=vmpk|safetensors|gguf");
+                 "' from its extension; use --to=vmpk|safetensors|gguf|irpa");
 
   std::vector<std::unique_ptr<WeightFile>> files;
   std::vector<TensorSource> tensors;
@@ -140,8 +141,9 @@ int main(int argc, char **argv) {
   for (const std::string &path : inputs) {
     std::optional<FileFormat> format = from ? from : formatFromPath(path);
     if (!format)
-      return error("cannot tell the format of '" + path +
-                   "' from its extension; use --from=vmpk|safetensors|gguf");
+      return error(
+          "cannot tell the format of '" + path +
+          "' from its extension; use --from=vmpk|safetensors|gguf|irpa");
     StatusOr<std::unique_ptr<WeightFile>> file = openWeightFile(path, *format);
     if (!file)
       return error(file.status().message());
@@ -225,6 +227,12 @@ int main(int argc, char **argv) {
           {std::string(kGgufAlignmentKey), GgufValue::uint32(*alignment)});
     }
     written = writeGguf(output, tensors, gguf);
+    break;
+  case FileFormat::Irpa:
+    if (!strings.empty() || !gguf.empty())
+      warning(std::to_string(gguf.size()) +
+              " metadata entries have no .irpa form and are not written");
+    written = writeIrpa(output, tensors);
     break;
   case FileFormat::Vmpk:
     if (dropped)

@@ -17,10 +17,22 @@
 #include "vmpack/Formats/Tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
 namespace vmpack::formats {
+
+/// Receives a tensor's bytes in `encoding`, chunk by chunk: `n` bytes that
+/// belong at `offsetInTensor`.
+using ChunkSink = std::function<Status(uint64_t offsetInTensor,
+                                       const uint8_t *data, uint64_t n)>;
+
+/// Hands `source`'s bytes in `encoding` to `sink` in chunks of about 4 MiB:
+/// as they are when the layout matches (or the tensor is opaque), computed
+/// by `produce`, or converted by the Pack layer.
+Status forEachTensorChunk(const TensorSource &source, Encoding encoding,
+                          const ChunkSink &sink);
 
 class OutputFile {
 public:

@@ -15,6 +15,7 @@
 #include "vmpack/Formats/Gguf.h"
 #include "vmpack/Formats/Safetensors.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,12 +24,12 @@
 
 namespace vmpack::formats {
 
-enum class FileFormat { Vmpk, Safetensors, Gguf };
+enum class FileFormat { Vmpk, Safetensors, Gguf, Irpa };
 
-/// "vmpk", "safetensors", "gguf".
+/// "vmpk", "safetensors", "gguf", "irpa".
 const char *formatName(FileFormat format);
 std::optional<FileFormat> parseFormatName(std::string_view name);
-/// From the extension: .vmpk, .safetensors, .gguf.
+/// From the extension: .vmpk, .safetensors, .gguf, .irpa.
 std::optional<FileFormat> formatFromPath(std::string_view path);
 
 /// An input file, mapped for the object's lifetime.
@@ -44,6 +45,8 @@ struct WeightFile {
   StringMetadata stringMetadata;
   /// GGUF key/value pairs (without vmpack.type.* records).
   GgufMetadata ggufMetadata;
+  /// .irpa splat entries by name: their repeating pattern.
+  std::map<std::string, std::vector<uint8_t>> splats;
 
   WeightFile() = default;
   WeightFile(const WeightFile &) = delete;
@@ -68,6 +71,17 @@ Status writeVmpk(const std::string &path,
                  const std::vector<TensorSource> &tensors,
                  const StringMetadata &metadata, const std::string &moduleName,
                  uint32_t alignment);
+
+/// Writes an IREE parameter archive (.irpa, docs/irpa.md) with the IREE
+/// builder's layout: one data entry per tensor, keyed by its name, 64-byte
+/// aligned, holding the bytes IREE's VM expects for the constant (vmpack's
+/// `word` encoding, i1 one byte per element; ggml blocks verbatim). .irpa
+/// keeps no element types, shapes or metadata.
+Status writeIrpa(const std::string &path,
+                 const std::vector<TensorSource> &tensors);
+
+/// The layout writeIrpa stores a tensor in.
+Encoding irpaEncoding(const ElementType &type);
 
 } // namespace vmpack::formats
 
