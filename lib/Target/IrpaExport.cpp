@@ -10,6 +10,8 @@
 
 #include "vmpack/Target/IrpaExport.h"
 
+#include "ChunkEncoder.h"
+
 #include "vmpack/Formats/IrpaWriter.h"
 #include "vmpack/Pack/Convert.h"
 
@@ -147,21 +149,6 @@ bool printsVerbatim(StringRef text) {
   return true;
 }
 
-class ScratchBuffer {
-public:
-  uint8_t *get(size_t size) {
-    if (size > capacity) {
-      data.reset(new uint8_t[size]);
-      capacity = size;
-    }
-    return data.get();
-  }
-
-private:
-  std::unique_ptr<uint8_t[]> data;
-  size_t capacity = 0;
-};
-
 struct Chunk {
   size_t plan;
   uint64_t firstScalar;
@@ -174,34 +161,18 @@ formats::Status writeChunk(formats::IrpaWriter &writer, const EntryPlan &plan,
                            const Chunk &chunk, ScratchBuffer &scratch,
                            ScratchBuffer &expanded) {
   const ConstantInfo &c = *plan.constant;
-  uint32_t bits = c.elementType.scalarBits();
-  uint64_t outOffset =
-      ::vmpack::granuleByteOffset(Encoding::Word, bits, chunk.firstScalar);
-  uint64_t outSize =
-      *::vmpack::encodedSize(Encoding::Word, bits, chunk.numScalars);
-  const auto *source = reinterpret_cast<const uint8_t *>(c.data.data());
-  if (c.isZeroFill) {
-    uint8_t *out = scratch.get(outSize);
-    std::memset(out, 0, outSize);
-    return writer.writeEntryData(plan.id, outOffset, out, outSize);
+  uint64_t offset = ::vmpack::granuleByteOffset(
+      Encoding::Word, c.elementType.scalarBits(), chunk.firstScalar);
+  for (EncodedPiece piece :
+       encodeChunk(c, Encoding::Word, chunk.firstScalar, chunk.numScalars,
+                   scratch, expanded)) {
+    if (formats::Status status =
+            writer.writeEntryData(plan.id, offset, piece.data, piece.size);
+        !status)
+      return status;
+    offset += piece.size;
   }
-  if (c.isSplat) {
-    uint8_t *bytes = expanded.get(chunk.numScalars * ((bits + 7) / 8));
-    ::vmpack::expandMlirSplat(source, bits, c.elementType.isComplex,
-                              chunk.firstScalar, chunk.numScalars, bytes);
-    uint8_t *out = scratch.get(outSize);
-    ::vmpack::convert(Encoding::Byte, Encoding::Word, bits, bytes, out,
-                      chunk.numScalars);
-    return writer.writeEntryData(plan.id, outOffset, out, outSize);
-  }
-  Encoding from = c.sourceEncoding;
-  const uint8_t *in =
-      source + ::vmpack::granuleByteOffset(from, bits, chunk.firstScalar);
-  if (from == Encoding::Word && bits % 8 == 0)
-    return writer.writeEntryData(plan.id, outOffset, in, outSize);
-  uint8_t *out = scratch.get(outSize);
-  ::vmpack::convert(from, Encoding::Word, bits, in, out, chunk.numScalars);
-  return writer.writeEntryData(plan.id, outOffset, out, outSize);
+  return formats::Status::ok();
 }
 
 } // namespace

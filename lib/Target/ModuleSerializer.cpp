@@ -11,6 +11,8 @@
 
 #include "vmpack/Target/ModuleSerializer.h"
 
+#include "ChunkEncoder.h"
+
 #include "vmpack/Archive/ArchiveWriter.h"
 #include "vmpack/Pack/Convert.h"
 #include "vmpack/Target/ConstantCollector.h"
@@ -127,76 +129,22 @@ LogicalResult replaceWithReferences(ArrayRef<ConstantInfo> constants) {
 
 /// Writes one chunk. `scratch` and `expanded` are the calling thread's
 /// reusable buffers.
-/// A growable buffer that is not zero-filled: every byte handed out is
-/// written before it is read.
-class ScratchBuffer {
-public:
-  uint8_t *get(size_t size) {
-    if (size > capacity) {
-      data.reset(new uint8_t[size]);
-      capacity = size;
-    }
-    return data.get();
-  }
-
-private:
-  std::unique_ptr<uint8_t[]> data;
-  size_t capacity = 0;
-};
-
 archive::Status writeChunk(archive::ArchiveWriter &writer,
                            const SegmentPlan &plan, const Chunk &chunk,
                            Encoding encoding, ScratchBuffer &scratch,
                            ScratchBuffer &expanded) {
   const ConstantInfo &c = *plan.constant;
-  uint32_t bitWidth = c.elementType.scalarBits();
-  Encoding from = c.sourceEncoding;
-  uint64_t outOffset =
-      ::vmpack::granuleByteOffset(encoding, bitWidth, chunk.firstScalar);
-  uint64_t outSize =
-      *::vmpack::encodedSize(encoding, bitWidth, chunk.numScalars);
-  const auto *source = reinterpret_cast<const uint8_t *>(c.data.data());
-  bool lastChunk = chunk.firstScalar + chunk.numScalars == c.numScalars;
-
-  if (c.isZeroFill) {
-    uint8_t *out = scratch.get(outSize);
-    std::memset(out, 0, outSize);
-    return writer.writeSegmentData(plan.id, outOffset, out, outSize);
+  uint64_t offset = ::vmpack::granuleByteOffset(
+      encoding, c.elementType.scalarBits(), chunk.firstScalar);
+  for (EncodedPiece piece : encodeChunk(c, encoding, chunk.firstScalar,
+                                        chunk.numScalars, scratch, expanded)) {
+    if (archive::Status status =
+            writer.writeSegmentData(plan.id, offset, piece.data, piece.size);
+        !status)
+      return status;
+    offset += piece.size;
   }
-  if (c.isSplat) {
-    // Expand the splat into `byte` layout, then encode like any tensor.
-    uint8_t *bytes = expanded.get(chunk.numScalars * ((bitWidth + 7) / 8));
-    ::vmpack::expandMlirSplat(source, bitWidth, c.elementType.isComplex,
-                              chunk.firstScalar, chunk.numScalars, bytes);
-    uint8_t *out = scratch.get(outSize);
-    ::vmpack::convert(Encoding::Byte, encoding, bitWidth, bytes, out,
-                      chunk.numScalars);
-    return writer.writeSegmentData(plan.id, outOffset, out, outSize);
-  }
-
-  const uint8_t *in =
-      source + ::vmpack::granuleByteOffset(from, bitWidth, chunk.firstScalar);
-  // Same layout and no bits to clean: write straight from the source.
-  if (from == encoding && bitWidth % 8 == 0)
-    return writer.writeSegmentData(plan.id, outOffset, in, outSize);
-  // In `packed`, only the last byte of a segment has bits outside elements.
-  if (from == Encoding::Packed && encoding == Encoding::Packed) {
-    if (!lastChunk)
-      return writer.writeSegmentData(plan.id, outOffset, in, outSize);
-    uint64_t usedBits = (chunk.numScalars * bitWidth) % 8;
-    uint8_t last = in[outSize - 1];
-    if (usedBits)
-      last &= uint8_t((1u << usedBits) - 1);
-    if (outSize > 1)
-      if (archive::Status status =
-              writer.writeSegmentData(plan.id, outOffset, in, outSize - 1);
-          !status)
-        return status;
-    return writer.writeSegmentData(plan.id, outOffset + outSize - 1, &last, 1);
-  }
-  uint8_t *out = scratch.get(outSize);
-  ::vmpack::convert(from, encoding, bitWidth, in, out, chunk.numScalars);
-  return writer.writeSegmentData(plan.id, outOffset, out, outSize);
+  return archive::Status::ok();
 }
 
 /// What the index says of a constant, segment or alias.
