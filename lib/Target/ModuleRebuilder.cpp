@@ -44,12 +44,9 @@ public:
 
 private:
   const archive::ArchiveReader &reader;
-  /// Resources rebuilt so far, by key, with the stored bytes they hold.
-  struct Rebuilt {
-    DenseResourceElementsHandle handle;
-    std::vector<char> bytes;
-  };
-  std::map<std::string, Rebuilt, std::less<>> resources;
+  /// Resources rebuilt so far, by key. Their blobs hold the bytes; no
+  /// second copy is kept.
+  std::map<std::string, DenseResourceElementsHandle, std::less<>> resources;
 };
 
 } // namespace
@@ -96,12 +93,13 @@ Attribute ConstantRebuilder::rebuild(size_t index, ShapedType type,
   // its bytes must be the same.
   auto found = resources.find(info.sourceKey);
   if (found != resources.end()) {
-    if (found->second.bytes != bytes) {
+    ArrayRef<char> existing = found->second.getBlob()->getData();
+    if (existing != ArrayRef<char>(bytes)) {
       error = "and another segment rebuild resource '" + info.sourceKey +
               "' with different bytes";
       return {};
     }
-    return DenseResourceElementsAttr::get(type, found->second.handle);
+    return DenseResourceElementsAttr::get(type, found->second);
   }
   uint32_t alignment = info.sourceAlignment ? info.sourceAlignment : 8;
   AsmResourceBlob blob =
@@ -115,7 +113,7 @@ Attribute ConstantRebuilder::rebuild(size_t index, ShapedType type,
             "', which the program already uses";
     return {};
   }
-  resources.emplace(info.sourceKey, Rebuilt{handle, std::move(bytes)});
+  resources.emplace(info.sourceKey, handle);
   return DenseResourceElementsAttr::get(type, handle);
 }
 
