@@ -1,4 +1,5 @@
 //===- ChecksumBenchmark.cpp - CRC-32 implementations side by side --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every CRC-32 implementation compiled into the archive layer (zlib, ISA-L,
 // libdeflate), on a buffer that stays in the cache (256 KiB) and on one the
@@ -73,13 +74,14 @@ void BM_ReadXor(benchmark::State &state) {
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(size));
 }
-BENCHMARK(BM_ReadXor)->Arg(256 << 10)->Arg(256 << 20)->Unit(
-    benchmark::kMicrosecond);
+BENCHMARK(BM_ReadXor)
+    ->Arg(256 << 10)
+    ->Arg(256 << 20)
+    ->Unit(benchmark::kMicrosecond);
 
 int registerImplementations() {
   for (Crc32Implementation impl : availableCrc32Implementations()) {
-    std::string name =
-        std::string("BM_Crc32/") + crc32ImplementationName(impl);
+    std::string name = std::string("BM_Crc32/") + crc32ImplementationName(impl);
     benchmark::RegisterBenchmark(name.c_str(), crc32With, impl)
         ->Arg(256 << 10)
         ->Arg(256 << 20)

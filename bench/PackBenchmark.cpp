@@ -1,4 +1,5 @@
 //===- PackBenchmark.cpp - Throughput of the packing kernels --------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // vmpack-pack-bench: one single-core table of every kernel direction and
 // width, each next to a memcpy of its larger side (input or output bytes)

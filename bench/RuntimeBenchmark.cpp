@@ -1,4 +1,5 @@
 //===- RuntimeBenchmark.cpp - Unpacking through the C runtime -------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The runtime's hot path: i4 weights stored `packed`, unpacked to int8 with
 // vmpack_segment_unpack from a mapped module, against a plain memcpy of the

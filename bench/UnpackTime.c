@@ -1,4 +1,5 @@
 /*===- UnpackTime.c - Time one segment's unpack through the C runtime ----===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Usage: vmpack-unpack-time MODULE SEGMENT [int8|int16|int32|float32] [RUNS]
  *
@@ -30,8 +31,10 @@ static int compareDoubles(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s MODULE SEGMENT [int8|int16|int32|float32] "
-                    "[RUNS]\n", argv[0]);
+    fprintf(stderr,
+            "usage: %s MODULE SEGMENT [int8|int16|int32|float32] "
+            "[RUNS]\n",
+            argv[0]);
     return 1;
   }
   const char *names[] = {"int8", "int16", "int32", "float32"};
@@ -80,8 +83,8 @@ int main(int argc, char **argv) {
   printf("%s %s -> %s: %zu bytes stored, %zu bytes out; best %.4f s "
          "(%.2f GB/s out), median %.4f s (%.2f GB/s out), %d runs\n",
          argv[2], info.element_type, names[dtype], (size_t)info.length, bytes,
-         best, (double)bytes / best / 1e9, median,
-         (double)bytes / median / 1e9, runs);
+         best, (double)bytes / best / 1e9, median, (double)bytes / median / 1e9,
+         runs);
   free(times);
   free(out);
   vmpack_module_close(module);

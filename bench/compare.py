@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Whole-process comparison of vmpack-compile against the alternatives.
 
 Generates a llama2-shaped int4 model with vmpack-gen (dense bytecode and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Byte-aligned conversion throughput of vmpack-convert against cp of the
 # same bytes. Usage: bench/convert-throughput.sh BUILD_DIR [GIB] [DIR]
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks vmpack-pack-bench's kernel/memcpy ratios against the targets.
 
 A report, not a test: it lists every cell below its target and exits 0.

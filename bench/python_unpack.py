@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Unpacking from Python against the C runtime, on a 100 MB segment.
 
 Generates a module with one large int4 matrix (vmpack-gen --vocab: the

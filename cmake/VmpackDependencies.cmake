@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Locates every third-party dependency. All of them come from Debian packages;
 # the README says which package provides what and why vmpack needs it.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # `cmake --install BUILD --prefix P`: the tools, the C API header, libvmpack
 # (shared and static, lib/Runtime/CMakeLists.txt), a CMake package
 # (find_package(vmpack) gives vmpack::runtime and vmpack::runtime_static)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The Python package (python/): decides VMPACK_ENABLE_PYTHON and finds its
 # dependencies, all Debian packages (the README says which): python3-dev
 # (the interpreter and headers), pybind11-dev / python3-pybind11 and

@@ -1,4 +1,5 @@
 //===- AlignedInput.h - Fuzz input where the reader accepts it --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Modules are opened from 16-byte aligned memory. The fuzzer's buffer has no
 // such promise, so each input is copied into an allocation of exactly its

@@ -1,4 +1,5 @@
 //===- GgufFuzzer.cpp - Fuzz target: the gguf reader --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Any byte string goes to readGguf. What it accepts must describe tensors
 // that lie inside the input, aligned, without overlaps, each exactly the

@@ -1,4 +1,5 @@
 //===- IndexChecksum.h - Mutated indexes past the trailer CRC ---*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The trailer holds the index's CRC-32, so almost every mutation of the
 // index stops at that check and the FlatBuffers verifier and the record

@@ -1,4 +1,5 @@
 //===- IrpaFuzzer.cpp - Fuzz target: IREE parameter archives --------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Any byte string goes to IrpaReader::open. What it accepts is enumerated
 // entry by entry (the first and last byte of every data entry and every

@@ -1,4 +1,5 @@
 //===- ReaderFuzzer.cpp - Fuzz target: open, enumerate, verify ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Any byte string goes to ArchiveReader::open (the structural verification
 // every open does). What it accepts is enumerated field by field, looked up

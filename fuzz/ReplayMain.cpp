@@ -1,4 +1,5 @@
 //===- ReplayMain.cpp - Run a fuzz target over files, without libFuzzer ---===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Usage: <target>-replay PATH...
 //

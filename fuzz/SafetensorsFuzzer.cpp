@@ -1,4 +1,5 @@
 //===- SafetensorsFuzzer.cpp - Fuzz target: the safetensors reader --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Any byte string goes to readSafetensors. What it accepts must describe
 // tensors that lie inside the input, in data order, each exactly the size

@@ -1,4 +1,5 @@
 //===- UnpackFuzzer.cpp - Fuzz target: the C API's unpacking --------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Opens any byte string with vmpack_module_open_memory and, for every
 // segment it accepts, unpacks ranges to every dtype into buffers of exactly

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Configures and builds vmpack into ${BUILD_DIR:-build}. Extra arguments go
 # to CMake's configure step.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs a configured build (argument: its directory) into a temporary
 # prefix and builds test/install/consumer.c against the installed package
 # twice: through find_package(vmpack) (shared and static runtime) and

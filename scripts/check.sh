@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# README command (b): installs the dependencies, builds vmpack, and runs the
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# README command (b): installs the dependencies, checks that the sources are
+# formatted and carry their SPDX line (scripts/check-format.sh), builds vmpack, and runs the
 # whole test suite twice: first everything (unit tests, the fuzz corpus
 # replay and the lit suite, MLIR tools included) built with
 # AddressSanitizer + UndefinedBehaviorSanitizer, then the Release build and
@@ -13,6 +15,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
 
 bash "$root/scripts/install-deps.sh"
+
+echo "== Formatting and license lines"
+bash "$root/scripts/check-format.sh"
 
 echo "== Sanitizer build (ASan + UBSan) and the whole test suite"
 BUILD_DIR="$root/build-asan" bash "$root/scripts/build.sh" \

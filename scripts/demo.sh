@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # README command (a): installs the dependencies, builds vmpack, and runs the
 # main job on a built-in example. vmpack-gen writes a small llama2-shaped
 # model with int4 weights (2 layers, dim 512, hidden 1376: 14 int4 matrices,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs vmpack's build and test dependencies from Debian 12's archive.
 # Run as root (or with sudo). The README explains what each package is for.
 set -euo pipefail
@@ -12,6 +13,7 @@ packages=(
   unzip
   python3-dev pybind11-dev python3-pybind11 python3-pytest
   nlohmann-json3-dev python3-numpy
+  clang-format-22
 )
 
 missing=()

@@ -1,4 +1,5 @@
 //===- ApintBaseline.cpp - The per-element APInt serializer ---------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // vmpack-baseline-apint INPUT.mlir[bc] -o OUT [--timing]
 //

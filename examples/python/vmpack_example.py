@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Reads a module archive with the Python package: verify, list, and print
 the first weights of a segment (unpacked) and of the f16 norms (zero-copy).
 

@@ -1,4 +1,5 @@
 /*===- vmpack-example.c - Open a module, list it, unpack a segment --------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * usage: vmpack-example MODULE [SEGMENT]
  *
@@ -53,8 +54,8 @@ int main(int argc, char **argv) {
 
   size_t index = 0;
   if (argc == 3) {
-    status = vmpack_module_find_segment(module, argv[2], strlen(argv[2]),
-                                        &index);
+    status =
+        vmpack_module_find_segment(module, argv[2], strlen(argv[2]), &index);
     if (status != VMPACK_OK) {
       report(status, "find");
       vmpack_module_close(module);
@@ -71,10 +72,9 @@ int main(int argc, char **argv) {
   size_t values = (size_t)n * (info.is_complex ? 2 : 1);
   int asFloat = isFloatKind(info.scalar_kind);
   void *buffer = malloc(values * 4 + 1);
-  status = vmpack_segment_unpack(module, index, 0, n,
-                                 asFloat ? VMPACK_DTYPE_FLOAT32
-                                         : VMPACK_DTYPE_INT32,
-                                 buffer, values * 4);
+  status = vmpack_segment_unpack(
+      module, index, 0, n, asFloat ? VMPACK_DTYPE_FLOAT32 : VMPACK_DTYPE_INT32,
+      buffer, values * 4);
   if (status != VMPACK_OK) {
     report(status, "unpack");
     free(buffer);

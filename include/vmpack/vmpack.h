@@ -1,4 +1,5 @@
 /*===- vmpack.h - The vmpack runtime: a C API for module archives --------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Opens a module archive (docs/format.md) by mapping it, by reading it into
  * memory, or from a caller's buffer, verifies it (at once or lazily), lists
@@ -129,20 +130,20 @@ typedef enum vmpack_dtype {
 typedef struct vmpack_segment_info {
   const char *name;
   size_t name_length;
-  const char *mlir_type;           /* e.g. "tensor<4096x4096xi4>"       */
-  const char *element_type;        /* MLIR spelling: "i4", "complex<f16>" */
+  const char *mlir_type;    /* e.g. "tensor<4096x4096xi4>"       */
+  const char *element_type; /* MLIR spelling: "i4", "complex<f16>" */
   vmpack_scalar_kind_t scalar_kind;
-  uint32_t scalar_bits;            /* W                                  */
-  int is_complex;                  /* two scalars per element            */
+  uint32_t scalar_bits; /* W                                  */
+  int is_complex;       /* two scalars per element            */
   size_t rank;
   const int64_t *shape;
-  uint64_t element_count;          /* product of the shape               */
+  uint64_t element_count; /* product of the shape               */
   vmpack_encoding_t encoding;
-  const void *data;                /* zero-copy view of the stored bytes */
-  uint64_t offset;                 /* absolute file offset of `data`     */
+  const void *data; /* zero-copy view of the stored bytes */
+  uint64_t offset;  /* absolute file offset of `data`     */
   uint64_t length;
   uint32_t alignment;
-  uint32_t checksum;               /* CRC-32 of the stored bytes         */
+  uint32_t checksum; /* CRC-32 of the stored bytes         */
   vmpack_source_kind_t source_kind;
   const char *source_key;
   uint32_t source_alignment;
@@ -154,10 +155,10 @@ typedef struct vmpack_segment_info {
   /* Added for .irpa; after the fields above so that their layout is
    * unchanged. */
   vmpack_segment_kind_t kind;
-  const uint8_t *splat_pattern;    /* splats: the pattern; else NULL      */
-  uint32_t splat_pattern_length;   /* splats: 1, 2, 4, 8 or 16; else 0    */
-  const void *metadata;            /* .irpa: the entry's opaque metadata  */
-  uint64_t metadata_length;        /* (NULL and 0 when it has none)       */
+  const uint8_t *splat_pattern;  /* splats: the pattern; else NULL      */
+  uint32_t splat_pattern_length; /* splats: 1, 2, 4, 8 or 16; else 0    */
+  const void *metadata;          /* .irpa: the entry's opaque metadata  */
+  uint64_t metadata_length;      /* (NULL and 0 when it has none)       */
 } vmpack_segment_info_t;
 
 typedef struct vmpack_module vmpack_module_t;
@@ -275,8 +276,7 @@ vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
 
 /* Finds a segment or alias by its exact name (`name_length` bytes). */
 vmpack_status_t vmpack_module_find_segment(const vmpack_module_t *module,
-                                           const char *name,
-                                           size_t name_length,
+                                           const char *name, size_t name_length,
                                            size_t *out_index);
 
 /* Unpacks elements [first, first + count) of a segment into `dst`

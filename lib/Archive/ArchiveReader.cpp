@@ -1,4 +1,6 @@
-//===- ArchiveReader.cpp - Reading and verifying a module archive ------------===//
+//===- ArchiveReader.cpp - Reading and verifying a module archive
+//------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Nothing in the file is trusted until it has been checked against something
 // else: the trailer against the EOCD record's position, the index against
@@ -54,8 +56,8 @@ uint32_t readU32(const uint8_t *p) {
 
 /// Explains why the end of the file is not a vmpack EOCD record.
 Status diagnoseMissingTrailer(const uint8_t *base, size_t size) {
-  size_t lowest = size > kEndRecordSize + 0xFFFF ? size - kEndRecordSize - 0xFFFF
-                                                 : 0;
+  size_t lowest =
+      size > kEndRecordSize + 0xFFFF ? size - kEndRecordSize - 0xFFFF : 0;
   for (size_t pos = size - kEndRecordSize + 1; pos-- > lowest;) {
     if (readU32(base + pos) != 0x06054b50)
       continue;
@@ -90,8 +92,8 @@ Status compareBytes(const uint8_t *base, uint64_t offset,
   char buf[64];
   std::snprintf(buf, sizeof(buf), "0x%02x where the format requires 0x%02x",
                 base[offset + i], want[i]);
-  return Status::error(what + ": byte at offset " +
-                       std::to_string(offset + i) + " is " + buf);
+  return Status::error(what + ": byte at offset " + std::to_string(offset + i) +
+                       " is " + buf);
 }
 
 } // namespace
@@ -143,27 +145,24 @@ Status ArchiveReader::parse() {
                          " lies outside the file's " + std::to_string(eocd) +
                          " bytes before the end record");
   if (trailer->indexOffset % kIndexAlignment != 0)
-    return Status::error("trailer: index offset " +
-                         std::to_string(trailer->indexOffset) +
-                         " is not a multiple of " +
-                         std::to_string(kIndexAlignment));
+    return Status::error(
+        "trailer: index offset " + std::to_string(trailer->indexOffset) +
+        " is not a multiple of " + std::to_string(kIndexAlignment));
   const uint8_t *indexData = base + trailer->indexOffset;
   uint32_t indexCrc = crc32Update(0, indexData, trailer->indexLength);
   if (indexCrc != trailer->indexChecksum)
     return Status::error("index at " +
                          range(trailer->indexOffset, trailer->indexLength) +
                          ": CRC-32 is " + hex32(indexCrc) +
-                         ", the trailer says " +
-                         hex32(trailer->indexChecksum));
+                         ", the trailer says " + hex32(trailer->indexChecksum));
   StatusOr<ModuleContents> contents =
       decodeIndex(indexData, size_t(trailer->indexLength));
   if (!contents)
     return contents.status();
   if (contents->formatVersion != trailer->formatVersion)
-    return Status::error("index: format version " +
-                         std::to_string(contents->formatVersion) +
-                         ", but the trailer says " +
-                         std::to_string(trailer->formatVersion));
+    return Status::error(
+        "index: format version " + std::to_string(contents->formatVersion) +
+        ", but the trailer says " + std::to_string(trailer->formatVersion));
   version = contents->formatVersion;
   module = std::move(contents->moduleName);
   producedBy = std::move(contents->producer);
@@ -176,8 +175,7 @@ Status ArchiveReader::parse() {
   for (size_t i = 0; i < numConstants(); ++i)
     if (!byName.emplace(constant(i).name, i).second)
       return Status::error("index: constant name '" +
-                           printableName(constant(i).name) +
-                           "' appears twice");
+                           printableName(constant(i).name) + "' appears twice");
   // Aliases share their segment's bytes; the layout check below fixes
   // the segments' offsets, so refresh the copies.
   for (SegmentInfo &alias : aliases)
@@ -196,40 +194,35 @@ Status ArchiveReader::parse() {
         (size < plan->fileSize ? " (truncated?)" : " (trailing bytes?)"));
   for (size_t i = 0; i < segments.size(); ++i)
     if (segments[i].offset != plan->entries[i].dataOffset)
-      return Status::error("index: segment '" +
-                           printableName(segments[i].name) +
-                           "' claims offset " +
-                           std::to_string(segments[i].offset) +
-                           ", but its entry's data starts at " +
-                           std::to_string(plan->entries[i].dataOffset));
+      return Status::error(
+          "index: segment '" + printableName(segments[i].name) +
+          "' claims offset " + std::to_string(segments[i].offset) +
+          ", but its entry's data starts at " +
+          std::to_string(plan->entries[i].dataOffset));
   if (programEntry.offset != plan->entries[segments.size()].dataOffset)
-    return Status::error("index: program claims offset " +
-                         std::to_string(programEntry.offset) +
-                         ", but its entry's data starts at " +
-                         std::to_string(
-                             plan->entries[segments.size()].dataOffset));
+    return Status::error(
+        "index: program claims offset " + std::to_string(programEntry.offset) +
+        ", but its entry's data starts at " +
+        std::to_string(plan->entries[segments.size()].dataOffset));
   if (indexEntry.offset != plan->entries.back().dataOffset)
     return Status::error("trailer: index offset " +
                          std::to_string(indexEntry.offset) +
                          " is not where its ZIP entry's data starts (" +
-                         std::to_string(plan->entries.back().dataOffset) +
-                         ")");
+                         std::to_string(plan->entries.back().dataOffset) + ")");
   // 4. Every metadata and padding byte.
   return checkMetadata();
 }
 
 Status ArchiveReader::checkMetadata() const {
-  std::vector<ZipEntry> entries =
-      moduleEntries(segments, programEntry, indexEntry.length,
-                    indexEntry.checksum);
+  std::vector<ZipEntry> entries = moduleEntries(
+      segments, programEntry, indexEntry.length, indexEntry.checksum);
   StatusOr<ZipPlan> plan = planZip(entries, kTrailerLength);
   if (!plan || plan->fileSize != size)
     return Status::error("internal error: layout changed after open");
   for (size_t i = 0; i < entries.size(); ++i) {
     const ZipPlacement &p = plan->entries[i];
-    std::string what = "local header of ZIP entry '" + entries[i].name +
-                       "' (" + range(p.prefixOffset,
-                                     p.dataOffset - p.prefixOffset) +
+    std::string what = "local header of ZIP entry '" + entries[i].name + "' (" +
+                       range(p.prefixOffset, p.dataOffset - p.prefixOffset) +
                        ", headers and zero padding)";
     if (Status st = compareBytes(base, p.prefixOffset,
                                  localPrefixBytes(entries[i], p), what);
@@ -257,8 +250,7 @@ std::optional<size_t> ArchiveReader::findSegment(std::string_view name) const {
   return index;
 }
 
-std::optional<size_t>
-ArchiveReader::findConstant(std::string_view name) const {
+std::optional<size_t> ArchiveReader::findConstant(std::string_view name) const {
   auto it = byName.find(name);
   if (it == byName.end())
     return std::nullopt;
@@ -268,8 +260,8 @@ ArchiveReader::findConstant(std::string_view name) const {
 Status ArchiveReader::checkMetadataAndIndex() const {
   if (Status st = checkMetadata(); !st)
     return st;
-  uint32_t indexCrc = crc32Update(0, base + indexEntry.offset,
-                                  indexEntry.length);
+  uint32_t indexCrc =
+      crc32Update(0, base + indexEntry.offset, indexEntry.length);
   if (indexCrc != indexEntry.checksum)
     return Status::error("index at " +
                          range(indexEntry.offset, indexEntry.length) +
@@ -286,8 +278,8 @@ Status ArchiveReader::compareEntryCrc(size_t entry, uint32_t crc) const {
   uint32_t expected = c ? c->checksum : programEntry.checksum;
   if (crc == expected)
     return Status::ok();
-  std::string what = c ? "segment '" + printableName(c->name) + "'"
-                       : std::string("program");
+  std::string what =
+      c ? "segment '" + printableName(c->name) + "'" : std::string("program");
   return Status::error(what + " at " + range(offset, length) +
                        ": CRC-32 of the stored bytes is " + hex32(crc) +
                        ", the index says " + hex32(expected));
@@ -297,8 +289,8 @@ Status ArchiveReader::verifyEntry(size_t entry, const RangeCrc *crcOf) const {
   bool isConstant = entry < numConstants();
   uint64_t offset = isConstant ? constant(entry).offset : programEntry.offset;
   uint64_t length = isConstant ? constant(entry).length : programEntry.length;
-  uint32_t crc = crcOf ? (*crcOf)(offset, length)
-                       : crc32Update(0, base + offset, length);
+  uint32_t crc =
+      crcOf ? (*crcOf)(offset, length) : crc32Update(0, base + offset, length);
   return compareEntryCrc(entry, crc);
 }
 
@@ -330,8 +322,8 @@ Status ArchiveReader::verifyContents(unsigned threads) const {
   auto addTarget = [&](uint64_t offset, uint64_t length) {
     Target t{offset, length, pieces.size(), 0};
     for (uint64_t done = 0; done < length; done += kVerifyPieceBytes)
-      pieces.push_back({offset + done, std::min(kVerifyPieceBytes,
-                                                length - done)});
+      pieces.push_back(
+          {offset + done, std::min(kVerifyPieceBytes, length - done)});
     t.numPieces = pieces.size() - t.firstPiece;
     targets.push_back(t);
   };

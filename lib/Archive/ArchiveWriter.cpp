@@ -1,4 +1,5 @@
 //===- ArchiveWriter.cpp - Writing a module archive -----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The layout is planned in beginData(), before any data exists: segment
 // sizes are declared, and the index's size does not depend on the values

@@ -1,4 +1,6 @@
-//===- Checksum.cpp - CRC-32 over large buffers -----------------------------===//
+//===- Checksum.cpp - CRC-32 over large buffers
+//-----------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // zlib's crc32 is the portable reference (slicing tables, about 4 GB/s per
 // core here). ISA-L's crc32_gzip_refl and libdeflate_crc32 fold the data
@@ -47,8 +49,7 @@ uint32_t isalCrc32(uint32_t crc, const void *data, uint64_t size) {
   // initial and final inversions itself), exactly like zlib's crc32.
   if (size == 0)
     return crc;
-  return ::crc32_gzip_refl(crc, static_cast<const unsigned char *>(data),
-                           size);
+  return ::crc32_gzip_refl(crc, static_cast<const unsigned char *>(data), size);
 }
 #endif
 

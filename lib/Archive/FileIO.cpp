@@ -1,4 +1,5 @@
 //===- FileIO.cpp - Small POSIX helpers with readable errors --------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Archive/FileIO.h"
 

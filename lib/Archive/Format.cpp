@@ -1,4 +1,6 @@
-//===- Format.cpp - Entry names and the trailer ----------------------------===//
+//===- Format.cpp - Entry names and the trailer
+//----------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Archive/Format.h"
 

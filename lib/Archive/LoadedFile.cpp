@@ -1,4 +1,6 @@
-//===- LoadedFile.cpp - A whole file in memory, mapped or read --------------===//
+//===- LoadedFile.cpp - A whole file in memory, mapped or read
+//--------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Archive/LoadedFile.h"
 
@@ -154,8 +156,8 @@ LoadedFile::open(const std::string &path, const LoadOptions &options) {
     void *p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, flags, -1, 0);
     if (p == MAP_FAILED)
       return Status::error("cannot allocate " + std::to_string(size) +
-                           " bytes to read '" + path + "': " +
-                           errnoText(errno));
+                           " bytes to read '" + path +
+                           "': " + errnoText(errno));
     uintptr_t start = reinterpret_cast<uintptr_t>(p);
     uintptr_t aligned =
         (start + kMaxAlignment - 1) & ~uintptr_t(kMaxAlignment - 1);
@@ -187,9 +189,9 @@ LoadedFile::open(const std::string &path, const LoadOptions &options) {
                            std::to_string(done) + ": " + errnoText(errno));
     }
     if (n == 0)
-      return Status::error("'" + path + "' shrank while being read: " +
-                           std::to_string(done) + " of " +
-                           std::to_string(size) + " bytes");
+      return Status::error(
+          "'" + path + "' shrank while being read: " + std::to_string(done) +
+          " of " + std::to_string(size) + " bytes");
     done += uint64_t(n);
     // CRC the stride blocks this read completed, while they are cached.
     while (crcEnd + kCrcStride <= done) {

@@ -1,4 +1,6 @@
-//===- MappedFile.cpp - A read-only memory map of a whole file ---------------===//
+//===- MappedFile.cpp - A read-only memory map of a whole file
+//---------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Archive/MappedFile.h"
 

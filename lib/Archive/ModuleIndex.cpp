@@ -1,4 +1,6 @@
-//===- ModuleIndex.cpp - The FlatBuffer index and the entry list ------------===//
+//===- ModuleIndex.cpp - The FlatBuffer index and the entry list
+//------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "ModuleIndex.h"
 
@@ -48,8 +50,8 @@ std::string vmpack::archive::detail::buildIndex(const ModuleContents &c) {
       auto sourceKey = str(a.sourceKey);
       aliases.push_back(fb::CreateAlias(
           fbb, name, mlirType, uint8_t(a.elementType.scalar.kind),
-          a.elementType.scalar.width, a.elementType.isComplex, shape,
-          a.aliasOf, uint8_t(a.sourceKind), sourceKey, a.sourceAlignment));
+          a.elementType.scalar.width, a.elementType.isComplex, shape, a.aliasOf,
+          uint8_t(a.sourceKind), sourceKey, a.sourceAlignment));
     }
     aliasVector = fbb.CreateVector(aliases);
   }
@@ -69,9 +71,9 @@ std::string vmpack::archive::detail::buildIndex(const ModuleContents &c) {
     }
     metadataVector = fbb.CreateVector(entries);
   }
-  auto root = fb::CreateModule(fbb, c.formatVersion, moduleName, producer,
-                               segmentVector, program, aliasVector,
-                               metadataVector);
+  auto root =
+      fb::CreateModule(fbb, c.formatVersion, moduleName, producer,
+                       segmentVector, program, aliasVector, metadataVector);
   fb::FinishModuleBuffer(fbb, root);
   return std::string(reinterpret_cast<const char *>(fbb.GetBufferPointer()),
                      fbb.GetSize());
@@ -140,11 +142,10 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
   ModuleContents c;
   c.formatVersion = m->format_version();
   if (!isKnownFormatVersion(c.formatVersion))
-    return Status::error("index: format version " +
-                         std::to_string(c.formatVersion) +
-                         " (this reader knows versions " +
-                         std::to_string(kMinFormatVersion) + " to " +
-                         std::to_string(kFormatVersion) + ")");
+    return Status::error(
+        "index: format version " + std::to_string(c.formatVersion) +
+        " (this reader knows versions " + std::to_string(kMinFormatVersion) +
+        " to " + std::to_string(kFormatVersion) + ")");
   c.moduleName = toStdString(m->name());
   c.producer = toStdString(m->producer());
   const fb::EntryRef *program = m->program();
@@ -153,9 +154,8 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
   c.program.name = toStdString(program->name());
   if (c.program.name != kProgramEntryName)
     return Status::error("index: program entry is named '" +
-                         printableName(c.program.name) +
-                         "', expected '" + std::string(kProgramEntryName) +
-                         "'");
+                         printableName(c.program.name) + "', expected '" +
+                         std::string(kProgramEntryName) + "'");
   c.program.offset = program->offset();
   c.program.length = program->length();
   c.program.checksum = program->checksum();
@@ -182,9 +182,9 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
         if (s.foreignKind == kForeignNone)
           return Status::error("index: segment " + std::to_string(i) +
                                ": foreign record of kind 0");
-        if (Status st = readShape(foreign->shape(), s.foreignShape,
-                                  "segment " + std::to_string(i) +
-                                      "'s foreign shape");
+        if (Status st =
+                readShape(foreign->shape(), s.foreignShape,
+                          "segment " + std::to_string(i) + "'s foreign shape");
             !st)
           return st;
       }
@@ -226,8 +226,7 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
     c.metadata.reserve(metadata->size());
     for (flatbuffers::uoffset_t i = 0; i < metadata->size(); ++i) {
       const fb::KeyValue *kv = metadata->Get(i);
-      c.metadata.emplace_back(toStdString(kv->key()),
-                              toStdString(kv->value()));
+      c.metadata.emplace_back(toStdString(kv->key()), toStdString(kv->value()));
     }
     if (Status st = validateMetadata(c.metadata); !st)
       return Status::error("index: " + st.message());
@@ -250,7 +249,7 @@ std::vector<ZipEntry> vmpack::archive::detail::moduleEntries(
         {escapeSegmentName(s.name), s.length, s.alignment, s.checksum});
   entries.push_back({std::string(kProgramEntryName), program.length,
                      kProgramAlignment, program.checksum});
-  entries.push_back({std::string(kIndexEntryName), indexLength,
-                     kIndexAlignment, indexCrc});
+  entries.push_back(
+      {std::string(kIndexEntryName), indexLength, kIndexAlignment, indexCrc});
   return entries;
 }

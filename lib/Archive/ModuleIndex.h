@@ -1,4 +1,6 @@
-//===- ModuleIndex.h - The FlatBuffer index and the entry list -----*- C++ -*-===//
+//===- ModuleIndex.h - The FlatBuffer index and the entry list -----*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Private to lib/Archive: the writer and the reader share how the index is
 // built and decoded and how a module's ZIP entries are listed, so that the

@@ -1,4 +1,6 @@
-//===- SegmentInfo.cpp - Validating a segment record -------------------------===//
+//===- SegmentInfo.cpp - Validating a segment record
+//-------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Archive/SegmentInfo.h"
 
@@ -66,8 +68,7 @@ Status vmpack::archive::validateSegment(SegmentInfo &s) {
       return fail("element count overflows 64 bits");
   }
   uint64_t scalars;
-  if (__builtin_mul_overflow(count,
-                             uint64_t(s.elementType.scalarsPerElement()),
+  if (__builtin_mul_overflow(count, uint64_t(s.elementType.scalarsPerElement()),
                              &scalars))
     return fail("element count overflows 64 bits");
   std::optional<uint64_t> expected =
@@ -77,8 +78,8 @@ Status vmpack::archive::validateSegment(SegmentInfo &s) {
   if (*expected != s.length)
     return fail("length " + std::to_string(s.length) + " is not the " +
                 encodingName(s.encoding) + " size of " +
-                toString(s.elementType) + " x " + std::to_string(count) +
-                " (" + std::to_string(*expected) + " bytes)");
+                toString(s.elementType) + " x " + std::to_string(count) + " (" +
+                std::to_string(*expected) + " bytes)");
   s.numElements = count;
   if (s.foreignKind != kForeignNone) {
     if (s.foreignKind != kForeignGgml)

@@ -1,4 +1,6 @@
-//===- ZipLayout.cpp - Planning and emitting ZIP metadata -------------------===//
+//===- ZipLayout.cpp - Planning and emitting ZIP metadata
+//-------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Field by field this follows PKWARE's APPNOTE 6.3 and docs/format.md,
 // section 3. Every choice that a ZIP writer may make freely (timestamps,
@@ -67,12 +69,13 @@ struct ByteWriter {
 
 uint16_t versionNeeded(const ZipEntry &e, const ZipPlacement &p) {
   return needs64(e.length) || needs64(p.headerOffset) ? kVersionZip64
-                                                       : kVersionStored;
+                                                      : kVersionStored;
 }
 
 /// Size of the zip64 extra block in the central header, 0 if none.
 uint64_t centralZip64ExtraSize(const ZipEntry &e, const ZipPlacement &p) {
-  uint64_t fields = (needs64(e.length) ? 16 : 0) + (needs64(p.headerOffset) ? 8 : 0);
+  uint64_t fields =
+      (needs64(e.length) ? 16 : 0) + (needs64(p.headerOffset) ? 8 : 0);
   return fields ? 4 + fields : 0;
 }
 
@@ -101,7 +104,8 @@ StatusOr<ZipPlan> vmpack::archive::planZip(const std::vector<ZipEntry> &entries,
     p.zip64Sizes = needs64(e.length);
     uint64_t zip64Extra = p.zip64Sizes ? kLocalZip64ExtraSize : 0;
     uint64_t base;
-    if (!addChecked(offset, kLocalHeaderSize + e.name.size() + zip64Extra, base))
+    if (!addChecked(offset, kLocalHeaderSize + e.name.size() + zip64Extra,
+                    base))
       return overflow;
     uint64_t a = e.alignment;
     uint64_t g = (a - base % a) % a;
@@ -179,10 +183,9 @@ std::string vmpack::archive::localPrefixBytes(const ZipEntry &e,
   return out;
 }
 
-std::string
-vmpack::archive::centralDirectoryAndEndBytes(const std::vector<ZipEntry> &entries,
-                                             const ZipPlan &plan,
-                                             const std::string &comment) {
+std::string vmpack::archive::centralDirectoryAndEndBytes(
+    const std::vector<ZipEntry> &entries, const ZipPlan &plan,
+    const std::string &comment) {
   std::string out;
   ByteWriter w{out};
   out.reserve(plan.fileSize - plan.centralDirectoryOffset);
@@ -243,8 +246,9 @@ vmpack::archive::centralDirectoryAndEndBytes(const std::vector<ZipEntry> &entrie
   uint16_t count16 = count >= 0xFFFF ? 0xFFFF : uint16_t(count);
   w.u16(count16);
   w.u16(count16);
-  w.u32(needs64(plan.centralDirectorySize) ? k32BitMax
-                                           : uint32_t(plan.centralDirectorySize));
+  w.u32(needs64(plan.centralDirectorySize)
+            ? k32BitMax
+            : uint32_t(plan.centralDirectorySize));
   w.u32(needs64(plan.centralDirectoryOffset)
             ? k32BitMax
             : uint32_t(plan.centralDirectoryOffset));

@@ -1,4 +1,5 @@
 //===- PackedLayout.cpp - MLIR types in the `packed` encoding -------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Dialect/VMPack/PackedLayout.h"
 

@@ -1,4 +1,5 @@
 //===- VMPackAttrs.cpp - vmpack attributes --------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Dialect/VMPack/VMPackAttrs.h"
 

@@ -1,4 +1,5 @@
 //===- VMPackDialect.cpp - The vmpack dialect -----------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 

@@ -1,4 +1,5 @@
 //===- VMPackOps.cpp - vmpack operations ----------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Dialect/VMPack/VMPackOps.h"
 

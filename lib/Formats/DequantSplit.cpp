@@ -1,4 +1,5 @@
 //===- DequantSplit.cpp - ggml Q4_0, Q4_1, Q8_0 as integers and scales ----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Formats/DequantSplit.h"
 

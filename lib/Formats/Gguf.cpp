@@ -1,4 +1,5 @@
 //===- Gguf.cpp - Reading and writing GGUF files
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //---------------------------===//
 //
 // Layout: ggml-org/ggml docs/gguf.md, "File Structure". Checks follow ggml's

@@ -1,4 +1,5 @@
 //===- IrpaReader.cpp - Reading an IREE parameter archive -----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Mirrors IREE's runtime/src/iree/io/formats/irpa/irpa_parser.c in what it
 // accepts, with every sum overflow-checked and a few more rules (see

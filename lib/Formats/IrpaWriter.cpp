@@ -1,4 +1,5 @@
 //===- IrpaWriter.cpp - Writing an IREE parameter archive -----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // planIrpaLayout follows iree_io_parameter_archive_builder_add_*_entry and
 // iree_io_parameter_archive_builder_write step by step (docs/irpa.md,

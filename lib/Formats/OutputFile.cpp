@@ -1,4 +1,5 @@
 //===- OutputFile.cpp - Writing a file in place, then renaming it ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Formats/OutputFile.h"
 

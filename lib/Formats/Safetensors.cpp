@@ -1,4 +1,5 @@
 //===- Safetensors.cpp - Reading and writing safetensors files
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-------------===//
 //
 // JSON is parsed by nlohmann/json (Debian's nlohmann-json3-dev), whose

@@ -1,4 +1,5 @@
 //===- Tensor.cpp - One tensor of a weight file, in any format
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-------------===//
 
 #include "vmpack/Formats/Tensor.h"

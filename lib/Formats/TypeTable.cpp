@@ -1,4 +1,5 @@
 //===- TypeTable.cpp - Element types across formats
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //------------------------===//
 //
 // Sources of the foreign names and numbers:

@@ -1,4 +1,5 @@
 //===- WeightFile.cpp - Any supported weight file, opened or written ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Formats/WeightFile.h"
 

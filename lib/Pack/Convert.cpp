@@ -1,4 +1,5 @@
 //===- Convert.cpp - Fast conversions between encodings -------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Whole-byte widths are the same bytes in every encoding (a memcpy); W <= 64
 // uses the per-width kernels of the active dispatch level (Dispatch.h);

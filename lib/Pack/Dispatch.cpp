@@ -1,4 +1,5 @@
 //===- Dispatch.cpp - Choosing the kernels' instruction set once ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The one list of dispatch levels: their names, what each needs from the
 // CPU, and which table implements it. VMPACK_DISPATCH_MAX (set by the build

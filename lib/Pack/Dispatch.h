@@ -1,4 +1,5 @@
 //===- Dispatch.h - The kernel tables of every level (internal) -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // One table of function pointers per dispatch level, each filled in by the
 // translation unit that compiles that level (Kernels*.cpp), and

@@ -1,4 +1,5 @@
 //===- ElementType.cpp - Element type names and float layouts -------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Pack/ElementType.h"
 

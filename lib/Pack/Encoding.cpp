@@ -1,4 +1,5 @@
 //===- Encoding.cpp - Sizes and granules of the three encodings -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Pack/Encoding.h"
 

@@ -1,4 +1,5 @@
 //===- Kernels.h - Per-width conversion kernels (internal) ------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Kernels<W> holds the portable loops for one element width W (1 ... 64). W
 // is a template parameter so that masks, strides and word geometry are

@@ -1,4 +1,5 @@
 //===- KernelsAVX2.cpp - The AVX2 dispatch level --------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Kernels.h and X86Kernels.h compiled for AVX2, BMI2 and F16C, in
 // namespace avx2. Every function this file defines carries those target

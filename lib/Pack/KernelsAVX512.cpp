@@ -1,4 +1,5 @@
 //===- KernelsAVX512.cpp - The AVX-512 dispatch level ---------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Kernels.h and X86Kernels.h compiled for AVX-512 F, BW, VL, VBMI and
 // VBMI2 (with AVX2, BMI2, F16C), in namespace avx512. Every function this file

@@ -1,4 +1,5 @@
 //===- KernelsPortable.cpp - The portable dispatch level ------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Kernels.h as written: plain C++, correct on any little-endian host.
 //

@@ -1,4 +1,5 @@
 //===- KernelsSSE2.cpp - The SSE2 dispatch level --------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Kernels.h and X86Kernels.h compiled for the x86-64 baseline (SSE2), in
 // namespace sse2. Every function this file defines carries those target

@@ -1,4 +1,5 @@
 //===- KernelsSSE41.cpp - The SSE4.1 dispatch level -----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Kernels.h and X86Kernels.h compiled for SSSE3 and SSE4.1, in
 // namespace sse41. Every function this file defines carries those target

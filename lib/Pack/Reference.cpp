@@ -1,4 +1,5 @@
 //===- Reference.cpp - The slow, obvious definition of every encoding -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Straight from docs/packing.md: an element is W bits; each encoding says at
 // which bit of the output stream bit b of element k lands. Everything here

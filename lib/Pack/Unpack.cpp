@@ -1,4 +1,5 @@
 //===- Unpack.cpp - Widening elements to plain integers and floats --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Elements of at most 8 bits go through one byte per element: the active
 // level's kernels turn the source into bytes (sign-extended on the way for

@@ -1,4 +1,5 @@
 //===- X86Kernels.h - Vector kernels for the x86 levels (internal) -*- C++ -*-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Included after Kernels.h by the translation unit of one x86 dispatch
 // level, with VMPACK_X86_LEVEL set to that level's number (1 = SSE2,

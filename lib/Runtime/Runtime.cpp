@@ -1,4 +1,5 @@
 //===- Runtime.cpp - The C API over the archive reader --------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A thin layer: argument checking, status codes and the thread-local error
 // message. All format knowledge lives in lib/Archive (.vmpk) and lib/Formats
@@ -117,7 +118,6 @@ const Status &checkConstant(const vmpack_module_t &module, size_t index) {
   });
   return check.result;
 }
-
 
 /// `word` and `packed` coincide when whole elements tile a byte (W = 2, 4):
 /// use the form the fast kernels know best.
@@ -309,8 +309,8 @@ vmpack_module_open_file_with_options(const char *path,
     return fail(VMPACK_ERROR_OUT_OF_MEMORY, "out of memory opening a module");
   } catch (const std::exception &e) {
     // std::thread creation can fail with std::system_error.
-    return fail(VMPACK_ERROR_INTERNAL, std::string(kFunction) + ": " +
-                                           e.what());
+    return fail(VMPACK_ERROR_INTERNAL,
+                std::string(kFunction) + ": " + e.what());
   }
 }
 

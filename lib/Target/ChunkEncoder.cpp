@@ -1,4 +1,5 @@
 //===- ChunkEncoder.cpp - A constant's stored bytes, chunk by chunk -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "ChunkEncoder.h"
 

@@ -1,4 +1,6 @@
-//===- ChunkEncoder.h - A constant's stored bytes, chunk by chunk -*- C++ -*-===//
+//===- ChunkEncoder.h - A constant's stored bytes, chunk by chunk -*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Private to lib/Target: both writers (module archives and IREE parameter
 // archives) turn a range of a constant's scalars into the bytes of the
@@ -45,11 +47,9 @@ struct EncodedPiece {
 /// ::vmpack::granuleByteOffset(encoding, W, first): at most two pieces,
 /// pointing into the source where its layout is the stored one, else into
 /// `scratch` (and `expanded` for splats).
-SmallVector<EncodedPiece, 2> encodeChunk(const ConstantInfo &c,
-                                         ::vmpack::Encoding encoding,
-                                         uint64_t first, uint64_t count,
-                                         ScratchBuffer &scratch,
-                                         ScratchBuffer &expanded);
+SmallVector<EncodedPiece, 2>
+encodeChunk(const ConstantInfo &c, ::vmpack::Encoding encoding, uint64_t first,
+            uint64_t count, ScratchBuffer &scratch, ScratchBuffer &expanded);
 
 } // namespace mlir::vmpack
 

@@ -1,4 +1,5 @@
 //===- ConstantCollector.cpp - Finding a module's constants ---------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Target/ConstantCollector.h"
 
@@ -121,19 +122,17 @@ void mlir::vmpack::setSiteValue(Operation *op, const ConstantSite &site,
   }
   // Only ops of unregistered dialects have sites in their properties, and
   // those hold any attribute as their properties.
-  LogicalResult set = op->setPropertiesFromAttribute(
-      root, [op] { return op->emitError(); });
+  LogicalResult set =
+      op->setPropertiesFromAttribute(root, [op] { return op->emitError(); });
   (void)set;
   assert(succeeded(set) && "unregistered ops take any properties");
 }
 
 /// Calls `visit(attr, path, suffix)` on every attribute nested in `root`
 /// through arrays and dictionaries, `root` included, in order.
-static void
-forEachNested(Attribute root, SmallVectorImpl<unsigned> &path,
-              std::string &suffix,
-              function_ref<void(Attribute, ArrayRef<unsigned>, StringRef)>
-                  visit) {
+static void forEachNested(
+    Attribute root, SmallVectorImpl<unsigned> &path, std::string &suffix,
+    function_ref<void(Attribute, ArrayRef<unsigned>, StringRef)> visit) {
   visit(root, path, suffix);
   auto descend = [&](unsigned index, Attribute child, StringRef label) {
     size_t suffixSize = suffix.size();
@@ -163,9 +162,8 @@ struct FoundSite {
 };
 
 static void forEachSiteCandidate(
-    Operation *op, function_ref<void(const ConstantSite &, StringRef,
-                                     Attribute)>
-                       fn) {
+    Operation *op,
+    function_ref<void(const ConstantSite &, StringRef, Attribute)> fn) {
   SmallVector<unsigned, 2> path;
   for (NamedAttribute attr : op->getAttrs()) {
     std::string suffix = attr.getName().str();
@@ -239,9 +237,9 @@ bool canHoldReference(Operation *op, const ConstantSite &site,
     return false;
   auto &manager =
       DenseResourceElementsHandle::getManagerInterface(op->getContext());
-  auto probe = DenseResourceElementsAttr::get(
-      cast<ShapedType>(value.getType()),
-      manager.insert("vmpack.reference_probe"));
+  auto probe =
+      DenseResourceElementsAttr::get(cast<ShapedType>(value.getType()),
+                                     manager.insert("vmpack.reference_probe"));
   setSiteValue(op, site, probe);
   bool held = getSiteValue(op, site) == probe;
   setSiteValue(op, site, value);
@@ -251,33 +249,33 @@ bool canHoldReference(Operation *op, const ConstantSite &site,
 std::optional<Holder> findSites(Operation *op) {
   Holder holder{op, {}};
   bool known = isKnownConstantOp(op);
-  forEachSiteCandidate(op, [&](const ConstantSite &site, StringRef suffix,
-                               Attribute value) {
-    auto elements = dyn_cast<ElementsAttr>(value);
-    if (!elements)
-      return;
-    bool storable =
-        isStorable(elements) &&
-        getPackElementType(
-            cast<ShapedType>(elements.getType()).getElementType());
-    // The value of an op vmpack knows is meant to be a constant: say so
-    // when it stays in the program.
-    bool isKnownValue = known && !site.inProperties && site.path.empty() &&
-                        (site.attrName == "value" ||
-                         site.attrName == "initial_value");
-    if (isKnownValue && !storable &&
-        !(isa<DenseIntOrFPElementsAttr>(elements) &&
-          cast<ShapedType>(elements.getType()).getNumElements() == 0))
-      op->emitWarning()
-          << "constant of type " << elements.getType() << " (a '"
-          << Attribute(elements).getAbstractAttribute().getName()
-          << "' attribute) has no vmpack layout and stays in the program; "
-             "segments hold dense<...> and dense_resource<...> elements of "
-             "integers, index, floats, complex and quantized types";
-    if (isKnownValue ? storable
-                     : storable && canHoldReference(op, site, elements))
-      holder.sites.push_back({site, suffix.str(), elements});
-  });
+  forEachSiteCandidate(
+      op, [&](const ConstantSite &site, StringRef suffix, Attribute value) {
+        auto elements = dyn_cast<ElementsAttr>(value);
+        if (!elements)
+          return;
+        bool storable =
+            isStorable(elements) &&
+            getPackElementType(
+                cast<ShapedType>(elements.getType()).getElementType());
+        // The value of an op vmpack knows is meant to be a constant: say so
+        // when it stays in the program.
+        bool isKnownValue =
+            known && !site.inProperties && site.path.empty() &&
+            (site.attrName == "value" || site.attrName == "initial_value");
+        if (isKnownValue && !storable &&
+            !(isa<DenseIntOrFPElementsAttr>(elements) &&
+              cast<ShapedType>(elements.getType()).getNumElements() == 0))
+          op->emitWarning()
+              << "constant of type " << elements.getType() << " (a '"
+              << Attribute(elements).getAbstractAttribute().getName()
+              << "' attribute) has no vmpack layout and stays in the program; "
+                 "segments hold dense<...> and dense_resource<...> elements of "
+                 "integers, index, floats, complex and quantized types";
+        if (isKnownValue ? storable
+                         : storable && canHoldReference(op, site, elements))
+          holder.sites.push_back({site, suffix.str(), elements});
+      });
   if (holder.sites.empty())
     return std::nullopt;
   return holder;
@@ -328,8 +326,7 @@ public:
       bool mayUseReserved = fromSymbol && holder.sites.size() == 1;
       std::string name = wanted;
       for (unsigned n = 1;
-           taken.contains(name) ||
-           (!mayUseReserved && reserved.contains(name));
+           taken.contains(name) || (!mayUseReserved && reserved.contains(name));
            ++n)
         name = wanted + "_" + std::to_string(n);
       taken.insert(name);
@@ -391,8 +388,8 @@ LogicalResult describeConstant(Operation *op, const FoundSite &found,
     info.ownedData = std::make_shared<std::vector<char>>(std::move(*hex));
     info.data = *info.ownedData;
     info.sourceEncoding = getOriginEncoding(info.origin, *elementType);
-    expectedSize = ::vmpack::encodedSize(info.sourceEncoding, bitWidth,
-                                         info.numScalars);
+    expectedSize =
+        ::vmpack::encodedSize(info.sourceEncoding, bitWidth, info.numScalars);
     uint64_t splatSize =
         ::vmpack::mlirSplatStorageSize(bitWidth, elementType->isComplex);
     if (info.data.size() == splatSize && expectedSize != splatSize) {
@@ -406,8 +403,7 @@ LogicalResult describeConstant(Operation *op, const FoundSite &found,
     info.sourceEncoding = getOriginEncoding(info.origin, *elementType);
     expectedSize =
         info.isSplat
-            ? ::vmpack::mlirSplatStorageSize(bitWidth,
-                                             elementType->isComplex)
+            ? ::vmpack::mlirSplatStorageSize(bitWidth, elementType->isComplex)
             : ::vmpack::encodedSize(info.sourceEncoding, bitWidth,
                                     info.numScalars);
   } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
@@ -514,11 +510,11 @@ void mlir::vmpack::replaceNestedAttributes(
     Operation *op, function_ref<Attribute(Attribute)> fn) {
   // Collect first, then replace: replacing rebuilds the containers.
   SmallVector<std::pair<ConstantSite, Attribute>> replacements;
-  forEachSiteCandidate(op, [&](const ConstantSite &site, StringRef,
-                               Attribute value) {
-    if (Attribute replacement = fn(value))
-      replacements.emplace_back(site, replacement);
-  });
+  forEachSiteCandidate(
+      op, [&](const ConstantSite &site, StringRef, Attribute value) {
+        if (Attribute replacement = fn(value))
+          replacements.emplace_back(site, replacement);
+      });
   for (auto &[site, replacement] : replacements)
     setSiteValue(op, site, replacement);
 }

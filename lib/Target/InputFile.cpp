@@ -1,4 +1,5 @@
 //===- InputFile.cpp - Reading the compiler's input -----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Target/InputFile.h"
 

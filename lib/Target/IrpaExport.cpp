@@ -1,4 +1,5 @@
 //===- IrpaExport.cpp - Global constants to an IREE parameter archive -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Phases, as in ModuleSerializer: collect the constants (no copies), keep
 // the globals' values, plan every entry and check it, rewrite the program,
@@ -163,9 +164,8 @@ formats::Status writeChunk(formats::IrpaWriter &writer, const EntryPlan &plan,
   const ConstantInfo &c = *plan.constant;
   uint64_t offset = ::vmpack::granuleByteOffset(
       Encoding::Word, c.elementType.scalarBits(), chunk.firstScalar);
-  for (EncodedPiece piece :
-       encodeChunk(c, Encoding::Word, chunk.firstScalar, chunk.numScalars,
-                   scratch, expanded)) {
+  for (EncodedPiece piece : encodeChunk(c, Encoding::Word, chunk.firstScalar,
+                                        chunk.numScalars, scratch, expanded)) {
     if (formats::Status status =
             writer.writeEntryData(plan.id, offset, piece.data, piece.size);
         !status)

@@ -1,4 +1,5 @@
 //===- ModuleRebuilder.cpp - Module archive back to MLIR ------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Target/ModuleRebuilder.h"
 

@@ -1,4 +1,5 @@
 //===- ModuleSerializer.cpp - MLIR module to module archive ---------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Phases: collect the constants (no copies: pointers into attributes, blobs
 // or the mapped input), check every one against the requested encoding,
@@ -25,14 +26,14 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
-#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <cstring>
 #include <map>
-#include <tuple>
 #include <mutex>
 #include <numeric>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::vmpack;
@@ -201,8 +202,8 @@ std::vector<size_t> findSharedConstants(ArrayRef<ConstantInfo> constants,
     const ConstantInfo &c = constants[i];
     if (c.resourceKey.empty() && !c.data.data())
       continue;
-    auto [it, inserted] = byBlob.try_emplace(
-        {getShapeKey(c), c.resourceKey, c.data.data()}, i);
+    auto [it, inserted] =
+        byBlob.try_emplace({getShapeKey(c), c.resourceKey, c.data.data()}, i);
     if (!inserted)
       holder[i] = it->second;
   }
@@ -214,8 +215,8 @@ std::vector<size_t> findSharedConstants(ArrayRef<ConstantInfo> constants,
   std::map<std::pair<ShapeKey, size_t>, std::vector<size_t>> groups;
   for (size_t i = 0; i < constants.size(); ++i)
     if (holder[i] == i)
-      groups[{getShapeKey(constants[i]), constants[i].data.size()}]
-          .push_back(i);
+      groups[{getShapeKey(constants[i]), constants[i].data.size()}].push_back(
+          i);
   std::vector<size_t> toHash;
   for (auto &[key, members] : groups)
     if (members.size() > 1)
@@ -246,9 +247,8 @@ std::vector<size_t> findSharedConstants(ArrayRef<ConstantInfo> constants,
         size_t j = members[e];
         if (holder[j] != j || hashes[i] != hashes[j])
           continue;
-        if (data.empty() ||
-            std::memcmp(data.data(), constants[j].data.data(), data.size()) ==
-                0) {
+        if (data.empty() || std::memcmp(data.data(), constants[j].data.data(),
+                                        data.size()) == 0) {
           holder[i] = j;
           break;
         }

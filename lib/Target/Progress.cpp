@@ -1,4 +1,5 @@
 //===- Progress.cpp - A progress bar for long writes ----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Target/Progress.h"
 

@@ -1,4 +1,5 @@
 //===- TypeMapping.cpp - MLIR types to vmpack element types ---------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The packing library names element types exactly as MLIR prints them
 // (i4, si3, index, f8E4M3FN, bf16, complex<f16>, ...), so the mapping goes
@@ -23,11 +24,11 @@ mlir::vmpack::getPackElementType(Type elementType) {
     // !quant.uniform<i4:...> stores signed 4-bit integers, <u4:...>
     // unsigned ones; the storage type itself prints as signless i4.
     if (auto integer = dyn_cast<IntegerType>(storage))
-      return ::vmpack::ElementType{
-          {quantized.isSigned() ? ::vmpack::ScalarKind::SignedInt
-                                : ::vmpack::ScalarKind::UnsignedInt,
-           integer.getWidth()},
-          false};
+      return ::vmpack::ElementType{{quantized.isSigned()
+                                        ? ::vmpack::ScalarKind::SignedInt
+                                        : ::vmpack::ScalarKind::UnsignedInt,
+                                    integer.getWidth()},
+                                   false};
     return getPackElementType(storage);
   }
   if (!elementType.isIntOrIndexOrFloat() && !isa<ComplexType>(elementType))

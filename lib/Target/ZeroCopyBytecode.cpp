@@ -1,4 +1,5 @@
 //===- ZeroCopyBytecode.cpp - Dense elements read in place ----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Target/ZeroCopyBytecode.h"
 

@@ -1,4 +1,5 @@
 //===- HoistConstants.cpp - Large constants into ml_program globals -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // --vmpack-hoist-constants: turns large tensor arith.constants into private
 // immutable ml_program.globals read with ml_program.global_load_const, so

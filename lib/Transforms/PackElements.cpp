@@ -1,4 +1,5 @@
 //===- PackElements.cpp - Packing constant payloads -----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Transforms/PackElements.h"
 

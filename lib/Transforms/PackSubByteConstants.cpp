@@ -1,4 +1,5 @@
 //===- PackSubByteConstants.cpp - Sub-byte constants as packed blobs ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // --vmpack-pack-subbyte-constants: stores every sub-byte constant of
 // arith.constant, tosa.const, ml_program.global and memref.global as a

@@ -1,4 +1,5 @@
 //===- Compile.cpp - vmpack.compile: MLIR in, module archive out ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // What tools/vmpack-compile does, as a function: parse the input (bytecode
 // used in place), serialize its constants into a module archive written

@@ -1,4 +1,5 @@
 //===- Compile.h - vmpack.compile in the Python extension -------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Registers `_vmpack.compile` (the compiler of lib/Target) when the
 // extension is built with MLIR, and `_vmpack.HAS_COMPILER`.

@@ -1,4 +1,5 @@
 //===- VmpackModule.cpp - The _vmpack Python extension --------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A thin binding of the C runtime (include/vmpack/vmpack.h) for the pure
 // Python layer in python/vmpack/__init__.py: opening a module, its segment
@@ -77,8 +78,8 @@ void createExceptionClasses(py::module_ &m) {
   for (const StatusClass &entry : table) {
     std::string qualified = std::string("vmpack.") + entry.name;
     PyObject *bases = PyTuple_Pack(2, errorClass, entry.builtin);
-    std::string doc = std::string("Raised for ") +
-                      vmpack_status_name(entry.status) + ".";
+    std::string doc =
+        std::string("Raised for ") + vmpack_status_name(entry.status) + ".";
     PyObject *cls = PyErr_NewExceptionWithDoc(qualified.c_str(), doc.c_str(),
                                               bases, nullptr);
     Py_DECREF(bases);
@@ -131,15 +132,13 @@ using HandlePtr = std::shared_ptr<Handle>;
 
 /// A read-only uint8 array over [data, data + length) whose base object
 /// keeps `handle` (and so the mapping) alive.
-py::array byteView(const HandlePtr &handle, const void *data,
-                   uint64_t length) {
+py::array byteView(const HandlePtr &handle, const void *data, uint64_t length) {
   py::array view;
   if (length == 0 || !data) {
     view = py::array_t<uint8_t>(py::ssize_t(0));
   } else {
     auto *keep = new HandlePtr(handle);
-    py::capsule base(keep,
-                     [](void *p) { delete static_cast<HandlePtr *>(p); });
+    py::capsule base(keep, [](void *p) { delete static_cast<HandlePtr *>(p); });
     view = py::array(py::dtype::of<uint8_t>(),
                      std::vector<py::ssize_t>{py::ssize_t(length)},
                      std::vector<py::ssize_t>{1}, data, base);
@@ -192,9 +191,7 @@ public:
 
   std::string name() const { return vmpack_module_name(get()); }
   std::string producer() const { return vmpack_module_producer(get()); }
-  uint32_t formatVersion() const {
-    return vmpack_module_format_version(get());
-  }
+  uint32_t formatVersion() const { return vmpack_module_format_version(get()); }
   size_t count() const { return vmpack_module_segment_count(get()); }
   int container() const { return int(vmpack_module_container(get())); }
 
@@ -230,10 +227,10 @@ public:
                               reinterpret_cast<const char *>(i.splat_pattern),
                               i.splat_pattern_length))
                         : py::none();
-    d["metadata"] = i.metadata ? py::object(py::bytes(
-                                     static_cast<const char *>(i.metadata),
-                                     size_t(i.metadata_length)))
-                               : py::none();
+    d["metadata"] =
+        i.metadata ? py::object(py::bytes(static_cast<const char *>(i.metadata),
+                                          size_t(i.metadata_length)))
+                   : py::none();
     return d;
   }
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Shared fixtures: where the build and the sources are, and modules the
 compiler makes from MLIR the tests write."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A slow, obvious numpy reading of docs/packing.md, for the tests.
 
 Written from the specification alone (not from lib/Pack): the `packed`,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """vmpack.compile: the same archive as vmpack-compile, byte for byte;
 errors as vmpack.CompileError with the compiler's located diagnostics and
 nothing written."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Damaged modules through Python: every single-byte change and every
 truncation of a small real module raises a vmpack exception (at open, or
 at the latest from verify()), and reading the segments of a module that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """`cmake --install` puts an importable package into the interpreter's
 site-packages layout under the prefix."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """IREE parameter archives (.irpa) open like modules: untyped entries as
 bytes (zero-copy), splats as their pattern repeated. The archives are
 written by IREE's own iree-create-parameters and their bytes checked

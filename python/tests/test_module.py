@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The module API: facts, the mapping of names to segments, aliases,
 errors, zero-copy views and what closing does while views exist. Most
 tests read the real modules of fuzz/corpus (no MLIR needed)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Every element type in every encoding: the compiler's bytes read by the
 numpy reference of docs/packing.md (reference.py), and the C runtime's
 unpack (through vmpack) cross-checked against both the reference and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """vmpack: module archives (.vmpk) as numpy arrays, and the compiler.
 
     import vmpack

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks vmpack-convert --dequant-split against ggml's reference
 dequantization, computed independently with struct + numpy.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Interop test: files vmpack writes, read by readers that share no code with
 # vmpack. Usage: interop.sh KIND TESTGEN SHARED_DIR WORK_DIR
 #   safetensors: the json + numpy reader (read_safetensors.py) and, when

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """An independent safetensors reader: json + numpy only, no vmpack code.
 
 Usage: read_safetensors.py [--any-metadata] FILE [IREE_DUMP_PARAMETERS]

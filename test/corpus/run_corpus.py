@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs vmpack's corpus of real MLIR from other projects (test/corpus/cases).
 #
 # For every case, from the text and from MLIR bytecode of it (written by

@@ -1,4 +1,5 @@
 /*===- consumer.c - A program built against an installed vmpack ----------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * usage: vmpack-consumer MODULE SEGMENT
  *
@@ -24,20 +25,20 @@ int main(int argc, char **argv) {
     status = vmpack_module_verify(module, 0);
   size_t index = 0;
   if (status == VMPACK_OK)
-    status = vmpack_module_find_segment(module, argv[2], strlen(argv[2]),
-                                        &index);
+    status =
+        vmpack_module_find_segment(module, argv[2], strlen(argv[2]), &index);
   vmpack_segment_info_t info;
   if (status == VMPACK_OK)
     status = vmpack_module_segment_info(module, index, &info);
   float *values = NULL;
   if (status == VMPACK_OK) {
-    values = malloc(info.element_count ? info.element_count * sizeof *values
-                                       : 1);
-    status = values ? vmpack_segment_unpack(module, index, 0,
-                                            info.element_count,
-                                            VMPACK_DTYPE_FLOAT32, values,
-                                            info.element_count * sizeof *values)
-                    : VMPACK_ERROR_OUT_OF_MEMORY;
+    values =
+        malloc(info.element_count ? info.element_count * sizeof *values : 1);
+    status = values
+                 ? vmpack_segment_unpack(module, index, 0, info.element_count,
+                                         VMPACK_DTYPE_FLOAT32, values,
+                                         info.element_count * sizeof *values)
+                 : VMPACK_ERROR_OUT_OF_MEMORY;
   }
   if (status != VMPACK_OK) {
     fprintf(stderr, "vmpack-consumer: %s: %s\n", vmpack_status_name(status),

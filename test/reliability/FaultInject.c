@@ -1,4 +1,5 @@
 /*===- FaultInject.c - LD_PRELOAD shim: write faults on demand, for tests -===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Test-only. Preloaded into a tool, it makes the writer's file system calls
  * fail the way a full disk or a broken device does, without root, mounts
@@ -78,7 +79,7 @@ typedef void (*Handler)(int);
 Handler signal(int sig, Handler handler) {
   static Handler (*real)(int, Handler);
   if (!real)
-    real = (Handler(*)(int, Handler))dlsym(RTLD_NEXT, "signal");
+    real = (Handler (*)(int, Handler))dlsym(RTLD_NEXT, "signal");
   if ((sig == SIGINT || sig == SIGTERM) && handler != SIG_IGN &&
       handler != SIG_DFL && handler != SIG_ERR) {
     Handler previous = appHandlers[sig];
@@ -106,8 +107,8 @@ static void pauseForSignal(const char *marker) {
 static ssize_t realPwrite(int fd, const void *buf, size_t count, off_t off) {
   static ssize_t (*real)(int, const void *, size_t, off_t);
   if (!real)
-    real = (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT,
-                                                               "pwrite");
+    real = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT,
+                                                                "pwrite");
   return real(fd, buf, count, off);
 }
 

@@ -1,4 +1,5 @@
 //===- vmpack-compile.cpp - MLIR constants in, module archive out ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Usage: vmpack-compile INPUT.{mlir,mlirbc} -o OUTPUT.{vmpk,irpa} [options]
 //
@@ -18,8 +19,8 @@
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Target/InputFile.h"
 #include "vmpack/Target/IrpaExport.h"
-#include "vmpack/Transforms/Passes.h"
 #include "vmpack/Target/ModuleSerializer.h"
+#include "vmpack/Transforms/Passes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -82,17 +83,18 @@ static cl::opt<bool> allowUnregistered(
     cl::desc("Accept ops of dialects vmpack does not have, in generic form or "
              "bytecode (default: on)"),
     cl::init(true), cl::cat(compileCategory));
-static cl::opt<bool> noAllowUnregistered(
-    "no-allow-unregistered-dialect",
-    cl::desc("Reject ops of dialects vmpack does not have"),
-    cl::cat(compileCategory));
+static cl::opt<bool>
+    noAllowUnregistered("no-allow-unregistered-dialect",
+                        cl::desc("Reject ops of dialects vmpack does not have"),
+                        cl::cat(compileCategory));
 static cl::opt<bool> zeroFillElided(
     "zero-fill-elided",
     cl::desc("Store dense_resource<__elided__> and resources missing from the "
              "input as zeros, with a warning each"),
     cl::cat(compileCategory));
 static cl::opt<mlir::vmpack::Dedup> dedup(
-    "dedup", cl::desc("Which constants with equal stored bytes share one segment"),
+    "dedup",
+    cl::desc("Which constants with equal stored bytes share one segment"),
     cl::values(
         clEnumValN(mlir::vmpack::Dedup::Off, "off",
                    "none: every constant is a segment of its own"),

@@ -1,4 +1,5 @@
 //===- vmpack-convert.cpp - Convert between weight file formats -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // vmpack-convert IN... -o OUT [--from=FORMAT] [--to=FORMAT]
 //

@@ -1,4 +1,5 @@
 //===- DumpIrpa.cpp - vmpack-dump on IREE parameter archives --------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // An .irpa stores keys and bytes, no element types: the table's type column
 // is "-" and the JSON's "type" is null, and vmpack-dump says so instead of

@@ -1,4 +1,5 @@
 //===- DumpIrpa.h - vmpack-dump on IREE parameter archives ------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef VMPACK_TOOLS_VMPACK_DUMP_DUMPIRPA_H
 #define VMPACK_TOOLS_VMPACK_DUMP_DUMPIRPA_H

@@ -1,4 +1,5 @@
 //===- DumpMlir.cpp - vmpack-dump --mlir ----------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "DumpMlir.h"
 

@@ -1,4 +1,5 @@
 //===- DumpMlir.h - vmpack-dump --mlir --------------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef VMPACK_TOOLS_VMPACK_DUMP_DUMPMLIR_H
 #define VMPACK_TOOLS_VMPACK_DUMP_DUMPMLIR_H

@@ -1,4 +1,5 @@
 //===- DumpMlirUnavailable.cpp - vmpack-dump --mlir without MLIR ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "DumpMlir.h"
 

@@ -1,4 +1,6 @@
-//===- DumpOptions.cpp - vmpack-dump's command line -------------------------===//
+//===- DumpOptions.cpp - vmpack-dump's command line
+//-------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "DumpOptions.h"
 
@@ -42,8 +44,8 @@ const char *vmpack::dump::dumpUsage() {
          "  -h, --help            this text\n";
 }
 
-bool vmpack::dump::parseDumpOptions(int argc, char **argv,
-                                    DumpOptions &options, std::string &error) {
+bool vmpack::dump::parseDumpOptions(int argc, char **argv, DumpOptions &options,
+                                    std::string &error) {
   bool actionSet = false;
   auto setAction = [&](Action action, const std::string &flag) {
     if (actionSet) {
@@ -124,8 +126,8 @@ bool vmpack::dump::parseDumpOptions(int argc, char **argv,
     } else if (options.modulePath.empty()) {
       options.modulePath = arg;
     } else {
-      error = "more than one module given ('" + options.modulePath +
-              "' and '" + arg + "')";
+      error = "more than one module given ('" + options.modulePath + "' and '" +
+              arg + "')";
       return false;
     }
   }

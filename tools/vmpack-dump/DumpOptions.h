@@ -1,4 +1,6 @@
-//===- DumpOptions.h - vmpack-dump's command line ------------------*- C++ -*-===//
+//===- DumpOptions.h - vmpack-dump's command line ------------------*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // All of vmpack-dump's options are declared and parsed here, in one table,
 // so that adding one (e.g. --mlir, implemented in its own file) means one

@@ -1,4 +1,5 @@
 //===- DumpOutput.cpp - Text and file output shared by vmpack-dump --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "DumpOutput.h"
 

@@ -1,4 +1,5 @@
 //===- DumpOutput.h - Text and file output of vmpack-dump -------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef VMPACK_TOOLS_VMPACK_DUMP_DUMPOUTPUT_H
 #define VMPACK_TOOLS_VMPACK_DUMP_DUMPOUTPUT_H

@@ -1,4 +1,5 @@
 //===- vmpack-dump.cpp - Inspect, verify and extract module archives ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Reads modules through the archive layer only: no MLIR, no LLVM. IREE
 // parameter archives (.irpa), recognised by their first bytes, go through
@@ -157,10 +158,9 @@ int main(int argc, char **argv) {
   auto verify = [&] {
     if ((*file)->hasRangeCrcs()) {
       const LoadedFile &f = **file;
-      return (*reader)->verifyContents(
-          [&f](uint64_t offset, uint64_t length) {
-            return f.rangeCrc(offset, length);
-          });
+      return (*reader)->verifyContents([&f](uint64_t offset, uint64_t length) {
+        return f.rangeCrc(offset, length);
+      });
     }
     return (*reader)->verifyContents(options.threads);
   };

@@ -1,4 +1,5 @@
 //===- LlamaModel.cpp - The tensors of a llama2-shaped model --------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "LlamaModel.h"
 

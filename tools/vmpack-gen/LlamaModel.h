@@ -1,4 +1,5 @@
 //===- LlamaModel.h - The tensors of a llama2-shaped model -------*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // The weights of a llama2 transformer, layer by layer, named as in Meta's

@@ -1,4 +1,5 @@
 //===- ModelBuilder.cpp - A llama2-shaped MLIR module ---------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "ModelBuilder.h"
 #include "WeightStream.h"

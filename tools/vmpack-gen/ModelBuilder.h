@@ -1,4 +1,5 @@
 //===- ModelBuilder.h - A llama2-shaped MLIR module --------------*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // Builds the MLIR module vmpack-gen writes: one private, immutable

@@ -1,4 +1,5 @@
 //===- WeightStream.cpp - Deterministic synthetic weights -----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "WeightStream.h"
 

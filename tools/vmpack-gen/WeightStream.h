@@ -1,4 +1,5 @@
 //===- WeightStream.h - Deterministic synthetic weights ----------*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // A counter-based pseudo-random stream: word i of a stream is the splitmix64

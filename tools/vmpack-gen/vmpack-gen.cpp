@@ -1,4 +1,5 @@
 //===- vmpack-gen.cpp - Writes llama2-shaped int4 models ------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // vmpack-gen -o OUT [--format=mlir|mlir-packed|mlirbc-dense|mlirbc-packed]
 //            [--layers N] [--dim D] [--hidden H] [--vocab V]
@@ -62,11 +63,11 @@ llvm::cl::opt<int64_t> dim("dim",
 llvm::cl::opt<int64_t>
     hidden("hidden", llvm::cl::desc("Feed-forward dimension (default 11008)"),
            llvm::cl::init(11008), llvm::cl::cat(category));
-llvm::cl::opt<int64_t> vocab(
-    "vocab",
-    llvm::cl::desc("Vocabulary size: adds tok_embeddings and output "
-                   "(default 0: none; 32000 with --tie-embeddings)"),
-    llvm::cl::init(0), llvm::cl::cat(category));
+llvm::cl::opt<int64_t>
+    vocab("vocab",
+          llvm::cl::desc("Vocabulary size: adds tok_embeddings and output "
+                         "(default 0: none; 32000 with --tie-embeddings)"),
+          llvm::cl::init(0), llvm::cl::cat(category));
 llvm::cl::opt<bool> tieEmbeddings(
     "tie-embeddings",
     llvm::cl::desc("The output projection is the token embedding: one "

@@ -1,4 +1,5 @@
 //===- vmpack-opt.cpp - MLIR optimizer driver with vmpack -----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // mlir-opt with every upstream dialect, extension and pass, plus the vmpack
 // dialect and passes.

@@ -1,4 +1,5 @@
 //===- AliasTest.cpp - Constants sharing a segment's bytes ----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Aliases (format version 2): written, read back as constants of their own
 // name and type over their segment's bytes, and rejected when an index

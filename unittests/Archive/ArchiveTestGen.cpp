@@ -1,4 +1,5 @@
 //===- ArchiveTestGen.cpp - Writes the lit suite's sample module ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // vmpack-archive-testgen OUT [--threads N] [--seed S] [--program TEXT]
 //                         [--small]
@@ -54,11 +55,10 @@ int main(int argc, char **argv) {
                          "[--seed S] [--program TEXT] [--small]\n");
     return 2;
   }
-  Status st = writeModule(out, small ? "small" : "sample",
-                          small ? smallSampleSegments() : sampleSegments(),
-                          program, threads, seed,
-                          small ? smallSampleAliases()
-                                : std::vector<AliasDesc>{});
+  Status st = writeModule(
+      out, small ? "small" : "sample",
+      small ? smallSampleSegments() : sampleSegments(), program, threads, seed,
+      small ? smallSampleAliases() : std::vector<AliasDesc>{});
   if (!st) {
     std::fprintf(stderr, "error: %s\n", st.message().c_str());
     return 1;

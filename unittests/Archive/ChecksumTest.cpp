@@ -1,4 +1,6 @@
-//===- ChecksumTest.cpp - Every CRC-32 implementation agrees ---------------===//
+//===- ChecksumTest.cpp - Every CRC-32 implementation agrees
+//---------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Each implementation compiled in (zlib always; ISA-L, libdeflate when found)
 // is checked against the CRC-32 check value, against a bit-at-a-time

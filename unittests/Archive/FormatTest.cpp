@@ -1,4 +1,6 @@
-//===- FormatTest.cpp - Entry names and the trailer ------------------------===//
+//===- FormatTest.cpp - Entry names and the trailer
+//------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Archive/Format.h"
 
@@ -24,8 +26,8 @@ TEST(SegmentNames, EverythingElseIsPercentEscaped) {
 TEST(SegmentNames, UnescapeAcceptsOnlyCanonicalSpellings) {
   EXPECT_EQ(unescapeSegmentName("a%2Fb"), "a/b");
   EXPECT_EQ(unescapeSegmentName("%2Ehidden"), ".hidden");
-  EXPECT_FALSE(unescapeSegmentName("a%2fb"));  // lower-case hex
-  EXPECT_FALSE(unescapeSegmentName("%41"));    // 'A' needs no escape
+  EXPECT_FALSE(unescapeSegmentName("a%2fb"));   // lower-case hex
+  EXPECT_FALSE(unescapeSegmentName("%41"));     // 'A' needs no escape
   EXPECT_FALSE(unescapeSegmentName(".hidden")); // leading '.' must be escaped
   EXPECT_FALSE(unescapeSegmentName("a%2"));
   EXPECT_FALSE(unescapeSegmentName("a/b"));

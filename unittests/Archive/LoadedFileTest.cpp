@@ -1,4 +1,5 @@
 //===- LoadedFileTest.cpp - Mapped and read files, CRCs while reading -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "TestFiles.h"
 
@@ -77,8 +78,8 @@ TEST(LoadedFile, ReadsIntoTheCallersBuffer) {
   std::vector<uint8_t> bytes = randomBytes(300000, 4);
   writeFile(dir.path("f"), bytes);
   std::vector<uint8_t> storage(bytes.size() + 64 + 16);
-  uint8_t *aligned = storage.data() + (64 - reinterpret_cast<uintptr_t>(
-                                                storage.data()) % 64);
+  uint8_t *aligned =
+      storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64);
   LoadOptions options;
   options.mode = LoadMode::Read;
   options.buffer = aligned;
@@ -126,10 +127,10 @@ TEST(LoadedFile, ErrorsNameTheFile) {
 }
 
 TEST(LoadedFile, NetworkAndUserSpaceFileSystemsAreRead) {
-  for (uint64_t magic : {0x6969ull /*NFS*/, 0xFF534D42ull /*CIFS*/,
-                         0xFE534D42ull /*SMB2*/, 0x517Bull /*SMB*/,
-                         0x65735546ull /*FUSE*/, 0x00C36400ull /*Ceph*/,
-                         0x01021997ull /*9p*/, 0x0BD00BD0ull /*Lustre*/})
+  for (uint64_t magic :
+       {0x6969ull /*NFS*/, 0xFF534D42ull /*CIFS*/, 0xFE534D42ull /*SMB2*/,
+        0x517Bull /*SMB*/, 0x65735546ull /*FUSE*/, 0x00C36400ull /*Ceph*/,
+        0x01021997ull /*9p*/, 0x0BD00BD0ull /*Lustre*/})
     EXPECT_EQ(loadModeForFileSystem(magic), LoadMode::Read) << magic;
   for (uint64_t magic : {0xEF53ull /*ext4*/, 0x58465342ull /*XFS*/,
                          0x9123683Eull /*Btrfs*/, 0x01021994ull /*tmpfs*/,

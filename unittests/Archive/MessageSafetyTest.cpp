@@ -1,4 +1,5 @@
 //===- MessageSafetyTest.cpp - Error messages about hostile files ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Error messages quote what the file says: names must not reach a terminal
 // raw (escape sequences), and hostile numbers must not print as misleading

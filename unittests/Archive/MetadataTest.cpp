@@ -1,4 +1,5 @@
 //===- MetadataTest.cpp - Module metadata and foreign segments ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Format version 2's string metadata and foreign segments (docs/format.md,
 // section 4.4): written, read back, kept out of version-1 modules, and

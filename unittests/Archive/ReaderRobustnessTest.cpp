@@ -1,4 +1,6 @@
-//===- ReaderRobustnessTest.cpp - Hostile and damaged input ----------------===//
+//===- ReaderRobustnessTest.cpp - Hostile and damaged input
+//----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every single-byte change and every truncation of a valid module must be
 // reported, by open() or at the latest by verifyContents(); garbage must
@@ -31,8 +33,8 @@ std::vector<uint8_t> smallModule() {
   segments.push_back(makeSegment("m", "i1", {9}, Encoding::Packed, 8, 3));
   // With aliases (format version 2): damaged alias records are rejected
   // too.
-  EXPECT_TRUE(writeModule(dir.path("m"), "small", segments, "program bytes",
-                          1, 1, {smallSampleAliases()[0]})
+  EXPECT_TRUE(writeModule(dir.path("m"), "small", segments, "program bytes", 1,
+                          1, {smallSampleAliases()[0]})
                   .isOk());
   return readFile(dir.path("m"));
 }

@@ -1,4 +1,6 @@
-//===- RoundTripTest.cpp - Write, read back, compare -----------------------===//
+//===- RoundTripTest.cpp - Write, read back, compare
+//-----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "SampleModule.h"
 #include "TestFiles.h"
@@ -20,11 +22,11 @@ namespace {
 
 std::vector<SampleSegment> randomSegments(uint64_t seed) {
   static const char *kTypes[] = {
-      "i1",  "i2",   "i3",       "i4",       "i5",          "i7",
-      "i8",  "i12",  "i17",      "i33",      "si4",         "ui4",
-      "i64", "index", "f16",     "bf16",     "f32",         "f64",
-      "tf32", "f8E4M3FN", "f4E2M1FN", "f6E3M2FN", "complex<f16>",
-      "complex<i4>"};
+      "i1",       "i2",       "i3",           "i4",         "i5",
+      "i7",       "i8",       "i12",          "i17",        "i33",
+      "si4",      "ui4",      "i64",          "index",      "f16",
+      "bf16",     "f32",      "f64",          "tf32",       "f8E4M3FN",
+      "f4E2M1FN", "f6E3M2FN", "complex<f16>", "complex<i4>"};
   static const uint32_t kAlignments[] = {1, 2, 4, 8, 16, 64, 4096, 65536};
   std::mt19937_64 rng(seed);
   std::vector<SampleSegment> out;
@@ -67,8 +69,8 @@ void expectMatches(const ArchiveReader &reader,
     EXPECT_EQ(info.sourceAlignment, desc.sourceAlignment);
     EXPECT_EQ(info.offset % info.alignment, 0u);
     if (info.length)
-      EXPECT_EQ(0, std::memcmp(reader.segmentData(i),
-                               segments[i].bytes.data(), info.length));
+      EXPECT_EQ(0, std::memcmp(reader.segmentData(i), segments[i].bytes.data(),
+                               info.length));
     EXPECT_EQ(reader.findSegment(desc.name), i);
   }
   EXPECT_EQ(std::string(reinterpret_cast<const char *>(reader.programData()),
@@ -79,8 +81,8 @@ void expectMatches(const ArchiveReader &reader,
 TEST(RoundTrip, SampleModule) {
   ScratchDir dir;
   std::vector<SampleSegment> segments = sampleSegments();
-  ASSERT_TRUE(writeModule(dir.path("m.vmpk"), "sample", segments, "prog", 2, 9)
-                  .isOk());
+  ASSERT_TRUE(
+      writeModule(dir.path("m.vmpk"), "sample", segments, "prog", 2, 9).isOk());
   auto file = MappedFile::open(dir.path("m.vmpk"));
   ASSERT_TRUE(file.isOk()) << file.status().message();
   auto reader = ArchiveReader::open((*file)->data(), (*file)->size());
@@ -131,7 +133,8 @@ TEST(RoundTrip, MaximumAlignmentNeedingAGapBeforeTheHeader) {
   // "a" ends where entry "b"'s data would need 2 bytes of padding: too few
   // for an extra block, and 65538 bytes do not fit the extra field.
   std::vector<SampleSegment> segments;
-  segments.push_back(makeSegment("a", "i8", {65536 - 64}, Encoding::Byte, 1, 1));
+  segments.push_back(
+      makeSegment("a", "i8", {65536 - 64}, Encoding::Byte, 1, 1));
   segments.push_back(makeSegment("b", "i8", {3}, Encoding::Byte, 65536, 2));
   ScratchDir dir;
   ASSERT_TRUE(writeModule(dir.path("m"), "gap", segments, "", 1, 1).isOk());
@@ -142,8 +145,7 @@ TEST(RoundTrip, MaximumAlignmentNeedingAGapBeforeTheHeader) {
   EXPECT_EQ((*reader)->segment(1).offset, 65536u);
   EXPECT_TRUE((*reader)->verifyContents(1).isOk());
 
-  std::vector<ZipEntry> entries = {{"a", 65536 - 64, 1, 0},
-                                   {"b", 3, 65536, 0}};
+  std::vector<ZipEntry> entries = {{"a", 65536 - 64, 1, 0}, {"b", 3, 65536, 0}};
   auto plan = planZip(entries, 0);
   ASSERT_TRUE(plan.isOk());
   EXPECT_EQ(plan->entries[1].gap, 2u);
@@ -160,8 +162,7 @@ TEST(ZipLayout, PaddingBlocksAreAtLeastFourBytes) {
       const ZipPlacement &p = plan->entries[1];
       EXPECT_EQ(p.dataOffset % a, 0u);
       EXPECT_TRUE(p.paddingBlockSize == 0 || p.paddingBlockSize >= 4);
-      EXPECT_EQ(p.dataOffset,
-                p.headerOffset + 30 + 2 + p.paddingBlockSize);
+      EXPECT_EQ(p.dataOffset, p.headerOffset + 30 + 2 + p.paddingBlockSize);
       EXPECT_EQ(p.prefixOffset, 31 + before);
       EXPECT_EQ(localPrefixBytes(entries[1], p).size(),
                 p.dataOffset - p.prefixOffset);

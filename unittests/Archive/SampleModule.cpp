@@ -1,4 +1,6 @@
-//===- SampleModule.cpp - Test modules with known contents -----------------===//
+//===- SampleModule.cpp - Test modules with known contents
+//-----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "SampleModule.h"
 
@@ -12,10 +14,12 @@ using namespace vmpack;
 using namespace vmpack::archive;
 using namespace vmpack::archive::testing;
 
-SampleSegment vmpack::archive::testing::makeSegment(
-    const std::string &name, const std::string &type,
-    std::vector<int64_t> shape, Encoding encoding, uint32_t alignment,
-    uint64_t seed) {
+SampleSegment vmpack::archive::testing::makeSegment(const std::string &name,
+                                                    const std::string &type,
+                                                    std::vector<int64_t> shape,
+                                                    Encoding encoding,
+                                                    uint32_t alignment,
+                                                    uint64_t seed) {
   SampleSegment s;
   std::optional<ElementType> elementType = parseElementType(type);
   if (!elementType)
@@ -55,8 +59,8 @@ SampleSegment vmpack::archive::testing::makeSegment(
 
 std::vector<SampleSegment> vmpack::archive::testing::sampleSegments() {
   std::vector<SampleSegment> segments;
-  segments.push_back(makeSegment("layer0.weight", "i4", {16, 32},
-                                 Encoding::Packed, 64, 1));
+  segments.push_back(
+      makeSegment("layer0.weight", "i4", {16, 32}, Encoding::Packed, 64, 1));
   segments.push_back(
       makeSegment("layer0.bias", "f16", {32}, Encoding::Word, 64, 2));
   SampleSegment escaped =
@@ -65,8 +69,7 @@ std::vector<SampleSegment> vmpack::archive::testing::sampleSegments() {
   escaped.desc.sourceKey = "embed_table_0";
   escaped.desc.sourceAlignment = 16;
   segments.push_back(std::move(escaped));
-  segments.push_back(
-      makeSegment("mask", "i1", {10}, Encoding::Packed, 64, 4));
+  segments.push_back(makeSegment("mask", "i1", {10}, Encoding::Packed, 64, 4));
   segments.push_back(
       makeSegment("scales", "f8E4M3FN", {4, 2}, Encoding::Byte, 4096, 5));
   SampleSegment packed =
@@ -84,8 +87,7 @@ std::vector<SampleSegment> vmpack::archive::testing::smallSampleSegments() {
   segments.push_back(makeSegment("w", "i4", {5, 3}, Encoding::Packed, 64, 1));
   segments.push_back(makeSegment("b/x", "f16", {3}, Encoding::Word, 16, 2));
   segments.push_back(makeSegment("m", "i3", {7}, Encoding::Word, 4, 3));
-  segments.push_back(
-      makeSegment("s", "f8E4M3FN", {2}, Encoding::Byte, 1, 4));
+  segments.push_back(makeSegment("s", "f8E4M3FN", {2}, Encoding::Byte, 1, 4));
   segments.push_back(makeSegment("z", "i8", {0}, Encoding::Byte, 8, 5));
   return segments;
 }

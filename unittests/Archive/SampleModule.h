@@ -1,4 +1,6 @@
-//===- SampleModule.h - Test modules with known contents ------------*- C++ -*-===//
+//===- SampleModule.h - Test modules with known contents ------------*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Shared by the archive and runtime unit tests and by the lit suite's
 // vmpack-archive-testgen: segments whose bytes are a function of a seed, and

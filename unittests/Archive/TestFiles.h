@@ -1,4 +1,6 @@
-//===- TestFiles.h - Scratch files for archive tests ---------------*- C++ -*-===//
+//===- TestFiles.h - Scratch files for archive tests ---------------*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef VMPACK_UNITTESTS_ARCHIVE_TESTFILES_H
 #define VMPACK_UNITTESTS_ARCHIVE_TESTFILES_H
@@ -20,7 +22,8 @@ class ScratchDir {
 public:
   ScratchDir() {
     const char *tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp ? tmp : "/tmp") + "/vmpack-test-XXXXXX";
+    std::string pattern =
+        std::string(tmp ? tmp : "/tmp") + "/vmpack-test-XXXXXX";
     std::vector<char> buf(pattern.begin(), pattern.end());
     buf.push_back('\0');
     dir = ::mkdtemp(buf.data()) ? buf.data() : "";

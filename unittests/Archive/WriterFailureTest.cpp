@@ -1,4 +1,6 @@
-//===- WriterFailureTest.cpp - Failures leave nothing behind ---------------===//
+//===- WriterFailureTest.cpp - Failures leave nothing behind
+//---------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "SampleModule.h"
 #include "TestFiles.h"
@@ -52,7 +54,8 @@ TEST(WriterFailure, PlanErrors) {
   SegmentDesc noName = s.desc;
   noName.name = "";
   EXPECT_FALSE(writer->addSegment(noName).isOk());
-  SegmentDesc badWord = makeSegment("i65", "i65", {1}, Encoding::Byte, 64, 1).desc;
+  SegmentDesc badWord =
+      makeSegment("i65", "i65", {1}, Encoding::Byte, 64, 1).desc;
   badWord.encoding = Encoding::Word;
   EXPECT_FALSE(writer->addSegment(badWord).isOk());
   ASSERT_TRUE(writer->beginData().isOk());
@@ -90,8 +93,7 @@ TEST(WriterFailure, OverlapAndOutOfRangeChunks) {
   ASSERT_TRUE(writer->writeSegmentData(0, 10, s.bytes.data(), 20).isOk());
   Status st = writer->writeSegmentData(0, 25, s.bytes.data(), 10);
   ASSERT_FALSE(st.isOk());
-  EXPECT_NE(st.message().find("[25, 30) were written twice"),
-            std::string::npos)
+  EXPECT_NE(st.message().find("[25, 30) were written twice"), std::string::npos)
       << st.message();
   // The writer stays failed, and its temporary file is already gone.
   EXPECT_FALSE(writer->finish().isOk());

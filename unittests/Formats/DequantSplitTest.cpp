@@ -1,4 +1,5 @@
 //===- DequantSplitTest.cpp - Q4_0, Q4_1, Q8_0 as integers and scales -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The split tensors must give, element by element, exactly the value of
 // ggml's reference dequantization (ggml-org/ggml src/ggml-quants.c,

@@ -1,4 +1,5 @@
 //===- FormatsTestGen.cpp - Sample files for the interop tests ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Usage: vmpack-formats-testgen KIND OUT
 //   safetensors  one tensor of every sample type (SampleTensors.h)

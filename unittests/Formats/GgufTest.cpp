@@ -1,4 +1,5 @@
 //===- GgufTest.cpp - GGUF reader and writer
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-------------------------------===//
 //
 // Golden files are written by hand from ggml-org/ggml docs/gguf.md, "File

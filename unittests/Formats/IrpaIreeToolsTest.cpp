@@ -1,4 +1,5 @@
 //===- IrpaIreeToolsTest.cpp - vmpack's .irpa against IREE's own tools ----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Random entry lists written by IrpaWriter must be reproduced byte for byte
 // by iree-convert-parameters (IREE's builder), listed by

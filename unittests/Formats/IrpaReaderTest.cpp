@@ -1,4 +1,5 @@
 //===- IrpaReaderTest.cpp - Hostile parameter archives --------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // .irpa has no checksums, so damage is not always detectable: the promise
 // is that the reader never crashes or reads outside the file, and that what

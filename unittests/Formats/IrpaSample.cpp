@@ -1,4 +1,5 @@
 //===- IrpaSample.cpp - Parameter archives for tests ----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "IrpaSample.h"
 

@@ -1,4 +1,5 @@
 //===- IrpaSample.h - Parameter archives for tests --------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Entry lists with reproducible contents: byte j of a data entry with seed
 // S is (S + 7 j) mod 256, which a test (or a Python one-liner) recomputes

@@ -1,4 +1,5 @@
 //===- IrpaTestGen.cpp - Writes parameter archives for the lit suite ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // vmpack-irpa-testgen OUT [--threads N] [--chunk BYTES]
 //                     [--sample | --small |

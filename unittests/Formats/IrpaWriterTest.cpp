@@ -1,4 +1,5 @@
 //===- IrpaWriterTest.cpp - Parameter archives byte for byte --------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The writer against bytes IREE's own tools wrote (Inputs/iree-create.irpa,
 // from iree-create-parameters), against the test vector of docs/irpa.md,

@@ -1,4 +1,5 @@
 //===- SafetensorsTest.cpp - safetensors reader and writer ----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Golden files are written by hand from the safetensors format description
 // (huggingface/safetensors README.md, "Format"; safetensors/src/tensor.rs,

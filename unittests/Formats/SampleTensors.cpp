@@ -1,4 +1,5 @@
 //===- SampleTensors.cpp - Tensors with known contents for format tests ---===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "SampleTensors.h"
 

@@ -1,4 +1,5 @@
 //===- SampleTensors.h - Tensors with known contents for format tests -*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // Every sample tensor holds a pattern a reader in any language can

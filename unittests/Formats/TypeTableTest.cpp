@@ -1,4 +1,5 @@
 //===- TypeTableTest.cpp - The interop type table
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //--------------------------===//
 
 #include "vmpack/Formats/TypeTable.h"

@@ -1,4 +1,5 @@
 //===- ElementTypeTest.cpp ------------------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Pack/ElementType.h"
 

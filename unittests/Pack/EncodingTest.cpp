@@ -1,4 +1,5 @@
 //===- EncodingTest.cpp ---------------------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Pack/Encoding.h"
 

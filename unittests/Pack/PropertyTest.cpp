@@ -1,4 +1,5 @@
 //===- PropertyTest.cpp - Fast kernels against the reference --------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // For every width 1 ... 64 (and some wider), every pair of encodings, many
 // lengths including odd tails, and unaligned buffers: the fast kernels give

@@ -1,4 +1,5 @@
 //===- TestVectorsTest.cpp - docs/packing.md's test vectors, exactly ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Pack/Convert.h"
 

@@ -1,4 +1,5 @@
 //===- UnpackTest.cpp - Widening to integers and float32 ------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "vmpack/Pack/Convert.h"
 

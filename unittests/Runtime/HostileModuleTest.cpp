@@ -1,4 +1,5 @@
 //===- HostileModuleTest.cpp - Damaged modules through the C API ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The C API is what an application calls on a file it did not write: every
 // single-byte change and every truncation of a small module must come back

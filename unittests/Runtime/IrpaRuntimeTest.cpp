@@ -1,4 +1,5 @@
 //===- IrpaRuntimeTest.cpp - IREE parameter archives through the C API ----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // vmpack_module_open_* takes .irpa too: entries appear as untyped segments
 // (data or splat), unpacking them is VMPACK_ERROR_UNSUPPORTED, and damaged
@@ -185,8 +186,8 @@ TEST(IrpaRuntime, OpensByReadingAndVerifiesInEveryMode) {
       o.load_mode = mode;
       o.verify = verify;
       vmpack_module_t *m = nullptr;
-      ASSERT_EQ(vmpack_module_open_file_with_options(
-                    dir.path("a.irpa").c_str(), &o, &m),
+      ASSERT_EQ(vmpack_module_open_file_with_options(dir.path("a.irpa").c_str(),
+                                                     &o, &m),
                 VMPACK_OK)
           << vmpack_last_error();
       EXPECT_EQ(vmpack_module_load_mode(m), mode);

@@ -1,4 +1,5 @@
 //===- LoadModeTest.cpp - Opening by mmap or by reading, lazy verification ===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // vmpack_module_open_file_with_options in every load mode (mapped, read into
 // library memory, read into the caller's buffer) and verify mode
@@ -85,8 +86,8 @@ TEST_F(LoadModes, EveryWayGivesTheSameSegments) {
         ASSERT_EQ(vmpack_module_segment_info(m, i, &info), VMPACK_OK);
         ASSERT_EQ(info.length, segments[i].bytes.size());
         if (info.length)
-          EXPECT_EQ(0, std::memcmp(info.data, segments[i].bytes.data(),
-                                   info.length));
+          EXPECT_EQ(
+              0, std::memcmp(info.data, segments[i].bytes.data(), info.length));
         if (way.callerBuffer && info.length) {
           // Zero-copy views point into the caller's memory.
           auto *p = static_cast<const uint8_t *>(info.data);
@@ -208,9 +209,9 @@ TEST_F(LoadModes, BadArgumentsAreErrors) {
   }
   vmpack_open_options_t readMode = o;
   readMode.load_mode = VMPACK_LOAD_READ;
-  EXPECT_EQ(vmpack_module_open_file_with_options(dir.dir.c_str(), &readMode,
-                                                 &m),
-            VMPACK_ERROR_IO);
+  EXPECT_EQ(
+      vmpack_module_open_file_with_options(dir.dir.c_str(), &readMode, &m),
+      VMPACK_ERROR_IO);
   writeFile(dir.path("empty"), {});
   EXPECT_EQ(vmpack_module_open_file_with_options(dir.path("empty").c_str(),
                                                  &readMode, &m),
@@ -248,8 +249,7 @@ TEST_F(Damaged, FullVerificationFailsToOpen) {
     EXPECT_EQ(m, nullptr);
     std::string message = vmpack_last_error();
     EXPECT_NE(message.find(path), std::string::npos) << message;
-    EXPECT_NE(message.find(segments[damagedIndex].desc.name),
-              std::string::npos)
+    EXPECT_NE(message.find(segments[damagedIndex].desc.name), std::string::npos)
         << message;
   }
 }
@@ -271,8 +271,7 @@ TEST_F(Damaged, LazyVerificationFailsOnlyTheDamagedSegment) {
       EXPECT_NE(std::string(vmpack_last_error())
                     .find(segments[damagedIndex].desc.name),
                 std::string::npos);
-      EXPECT_EQ(vmpack_segment_verify(m, damagedIndex),
-                VMPACK_ERROR_CHECKSUM);
+      EXPECT_EQ(vmpack_segment_verify(m, damagedIndex), VMPACK_ERROR_CHECKSUM);
     }
     for (size_t i = 0; i < segments.size(); ++i)
       if (i != damagedIndex)
@@ -336,7 +335,8 @@ TEST(LoadModeHostile, ReadPathFindsWhatTheMappedPathFinds) {
         vmpack_status_t st = openWay(bad, way, verify, storage, &m);
         if (st == VMPACK_OK && verify == VMPACK_VERIFY_LAZY) {
           // Lazy: the damage must show up in some segment or the module.
-          for (size_t i = 0; st == VMPACK_OK && i < vmpack_module_segment_count(m); ++i)
+          for (size_t i = 0;
+               st == VMPACK_OK && i < vmpack_module_segment_count(m); ++i)
             st = vmpack_segment_verify(m, i);
           if (st == VMPACK_OK)
             st = vmpack_module_verify(m, 1);

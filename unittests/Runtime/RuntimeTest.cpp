@@ -1,4 +1,6 @@
-//===- RuntimeTest.cpp - The C API -----------------------------------------===//
+//===- RuntimeTest.cpp - The C API
+//-----------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "SampleModule.h"
 #include "TestFiles.h"
@@ -46,12 +48,12 @@ TEST_F(Runtime, ListsSegmentsWithZeroCopyViews) {
     EXPECT_EQ(info.length, segments[i].bytes.size());
     EXPECT_EQ(reinterpret_cast<uintptr_t>(info.data) % info.alignment, 0u);
     if (info.length)
-      EXPECT_EQ(0, std::memcmp(info.data, segments[i].bytes.data(),
-                               info.length));
+      EXPECT_EQ(0,
+                std::memcmp(info.data, segments[i].bytes.data(), info.length));
     size_t found = 99;
-    ASSERT_EQ(vmpack_module_find_segment(module, info.name, info.name_length,
-                                         &found),
-              VMPACK_OK);
+    ASSERT_EQ(
+        vmpack_module_find_segment(module, info.name, info.name_length, &found),
+        VMPACK_OK);
     EXPECT_EQ(found, i);
   }
   vmpack_segment_info_t info;
@@ -63,8 +65,7 @@ TEST_F(Runtime, ListsSegmentsWithZeroCopyViews) {
   EXPECT_NE(std::string(vmpack_last_error()).find("nope"), std::string::npos);
   const void *program;
   uint64_t programLength;
-  ASSERT_EQ(vmpack_module_program(module, &program, &programLength),
-            VMPACK_OK);
+  ASSERT_EQ(vmpack_module_program(module, &program, &programLength), VMPACK_OK);
   EXPECT_EQ(std::string(static_cast<const char *>(program), programLength),
             "prog");
   EXPECT_EQ(vmpack_module_verify(module, 2), VMPACK_OK);
@@ -88,11 +89,10 @@ TEST_F(Runtime, UnpacksIntegersSignAware) {
         int64_t want = int64_t(s.values[k + 3]);
         if (sign && want >= 8)
           want -= 16;
-        int64_t got = dtype == VMPACK_DTYPE_INT8
-                          ? int8_t(raw[k])
-                          : dtype == VMPACK_DTYPE_INT16
-                                ? reinterpret_cast<int16_t *>(raw.data())[k]
-                                : reinterpret_cast<int32_t *>(raw.data())[k];
+        int64_t got = dtype == VMPACK_DTYPE_INT8 ? int8_t(raw[k])
+                      : dtype == VMPACK_DTYPE_INT16
+                          ? reinterpret_cast<int16_t *>(raw.data())[k]
+                          : reinterpret_cast<int32_t *>(raw.data())[k];
         ASSERT_EQ(got, want) << i << " " << k;
       }
     }
@@ -157,8 +157,8 @@ TEST(RuntimeOpen, ErrorsHaveCodesAndMessages) {
 
 TEST(RuntimeOpen, VerifyReportsDamagedData) {
   ScratchDir dir;
-  ASSERT_TRUE(writeModule(dir.path("m"), "m", sampleSegments(), "p", 1, 1)
-                  .isOk());
+  ASSERT_TRUE(
+      writeModule(dir.path("m"), "m", sampleSegments(), "p", 1, 1).isOk());
   std::vector<uint8_t> bytes = readFile(dir.path("m"));
   bytes[70] ^= 4; // inside layer0.weight's data
   AlignedBytes buf(bytes);
@@ -214,8 +214,7 @@ TEST(RuntimeAliases, FindAndUnpackEveryAliasWithItsOwnType) {
     EXPECT_EQ(signedValues[i], int16_t(int8_t(byte)));
     EXPECT_EQ(unsignedValues[i], int16_t(byte));
   }
-  ASSERT_EQ(vmpack_module_find_segment(module, "square", 6, &index),
-            VMPACK_OK);
+  ASSERT_EQ(vmpack_module_find_segment(module, "square", 6, &index), VMPACK_OK);
   ASSERT_EQ(vmpack_module_segment_info(module, index, &a), VMPACK_OK);
   EXPECT_EQ(a.rank, 2u);
   EXPECT_EQ(a.element_count, 4u);

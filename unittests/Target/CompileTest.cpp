@@ -1,4 +1,5 @@
 //===- CompileTest.cpp - The compiler end to end --------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Through the code vmpack-compile runs (parseInputFile + serializeModule):
 // for every element type of docs/packing.md and every encoding, each

@@ -1,4 +1,5 @@
 //===- ZeroCopyBytecodeTest.cpp -------------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Dense elements in bytecode are handed over as pointers into the input
 // buffer: no copy, and the compiler still sees them as dense<...>.

@@ -1,4 +1,6 @@
-//===- ArchiveReader.h - Reading and verifying a module archive ----*- C++ -*-===//
+//===- ArchiveReader.h - Reading and verifying a module archive ----*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // open() performs the structural verification, in time proportional to the
 // index and the number of entries, never to the data: it finds the index via

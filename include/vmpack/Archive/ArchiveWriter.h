@@ -1,4 +1,6 @@
-//===- ArchiveWriter.h - Writing a module archive ------------------*- C++ -*-===//
+//===- ArchiveWriter.h - Writing a module archive ------------------*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The writer works in two phases. In the plan phase the caller declares every
 // segment (sizes are known up front) and the program; beginData() then fixes

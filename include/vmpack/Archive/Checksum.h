@@ -1,4 +1,6 @@
-//===- Checksum.h - CRC-32 over large buffers ----------------------*- C++ -*-===//
+//===- Checksum.h - CRC-32 over large buffers ----------------------*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The checksum of every entry is the ZIP CRC-32 (reflected polynomial
 // 0xEDB88320, initial value and final XOR 0xFFFFFFFF: zlib's crc32). These

@@ -1,4 +1,5 @@
 //===- FileIO.h - Small POSIX helpers with readable errors ------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Shared by every writer of the project (module archives, parameter
 // archives): a temporary file beside the destination, its space reserved up

@@ -1,4 +1,6 @@
-//===- Format.h - Constants of the module archive format -----------*- C++ -*-===//
+//===- Format.h - Constants of the module archive format -----------*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The fixed facts of docs/format.md shared by the writer and the reader: the
 // format version, the reserved entry names, alignments and limits, how a
@@ -57,7 +59,11 @@ inline constexpr size_t kMaxRank = 64;
 inline constexpr size_t kMaxMetadataBytes = size_t(1) << 24;
 
 /// How the compiler found a constant; stored so it can rebuild its input.
-enum class SourceKind : uint8_t { Dense = 0, DenseResource = 1, PackedResource = 2 };
+enum class SourceKind : uint8_t {
+  Dense = 0,
+  DenseResource = 1,
+  PackedResource = 2
+};
 
 /// A power of two in [1, kMaxAlignment].
 bool isValidAlignment(uint64_t alignment);

@@ -1,4 +1,6 @@
-//===- LoadedFile.h - A whole file in memory, mapped or read -------*- C++ -*-===//
+//===- LoadedFile.h - A whole file in memory, mapped or read -------*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A module is used in place, so the whole file must be addressable. Two ways:
 //

@@ -1,4 +1,6 @@
-//===- MappedFile.h - A read-only memory map of a whole file -------*- C++ -*-===//
+//===- MappedFile.h - A read-only memory map of a whole file -------*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef VMPACK_ARCHIVE_MAPPEDFILE_H
 #define VMPACK_ARCHIVE_MAPPEDFILE_H

@@ -1,4 +1,6 @@
-//===- SegmentInfo.h - What the index says about one segment -------*- C++ -*-===//
+//===- SegmentInfo.h - What the index says about one segment -------*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A segment is one constant: a tensor of elements stored in one of the
 // encodings of docs/packing.md. SegmentInfo is the decoded index record; the

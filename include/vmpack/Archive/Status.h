@@ -1,4 +1,6 @@
-//===- Status.h - Errors without exceptions -------------------------*- C++ -*-===//
+//===- Status.h - Errors without exceptions -------------------------*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The archive layer reports failures as values: a Status is "ok" or carries a
 // message that says what went wrong, where, and (when it helps) what to do.

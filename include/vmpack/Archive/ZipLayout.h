@@ -1,4 +1,6 @@
-//===- ZipLayout.h - Where every byte of a module archive goes -----*- C++ -*-===//
+//===- ZipLayout.h - Where every byte of a module archive goes -----*- C++
+//-*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A module archive's layout is a pure function of its entries (name, length,
 // alignment, CRC, in order): the writer plans it before any data exists, and

@@ -1,4 +1,5 @@
 //===- DequantSplit.h - ggml Q4_0, Q4_1, Q8_0 as integers and scales -*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // Decodes the three simplest ggml block formats into plain tensors that

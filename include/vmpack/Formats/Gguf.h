@@ -1,4 +1,5 @@
 //===- Gguf.h - Reading and writing GGUF files ---------------------*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // GGUF as ggml-org/ggml docs/gguf.md ("File Structure") defines it, version

@@ -1,4 +1,5 @@
 //===- IrpaFormat.h - Layout of IREE parameter archives ---------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The byte layout of an IREE parameter archive (.irpa), version 0.0, as
 // defined by IREE's runtime/src/iree/schemas/parameter_archive.h (packed,

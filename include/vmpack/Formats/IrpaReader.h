@@ -1,4 +1,5 @@
 //===- IrpaReader.h - Reading an IREE parameter archive ---------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // open() parses an .irpa file (docs/irpa.md) that may come from anywhere:
 // every offset and length in it is treated as hostile and every sum is

@@ -1,4 +1,5 @@
 //===- IrpaWriter.h - Writing an IREE parameter archive ---------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Writes .irpa files byte for byte as IREE's archive builder
 // (runtime/src/iree/io/formats/irpa/irpa_builder.c) lays out the same entry

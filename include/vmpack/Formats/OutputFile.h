@@ -1,4 +1,5 @@
 //===- OutputFile.h - Writing a file in place, then renaming it ---*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // Every writer of the formats layer works the same way: the layout is

@@ -1,4 +1,5 @@
 //===- Safetensors.h - Reading and writing safetensors files ------*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // The safetensors layout (huggingface/safetensors, safetensors/src/tensor.rs

@@ -1,4 +1,5 @@
 //===- Tensor.h - One tensor of a weight file, in any format ------*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // The description every reader in the formats layer produces and every

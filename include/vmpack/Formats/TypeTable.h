@@ -1,4 +1,5 @@
 //===- TypeTable.h - Element types across formats ------------------*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // The one table of docs/interop.md: which MLIR element type each

@@ -1,4 +1,5 @@
 //===- WeightFile.h - Any supported weight file, opened or written -*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // The formats vmpack converts between, chosen by file extension or by name,

@@ -1,4 +1,5 @@
 //===- Convert.h - Converting between encodings -----------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The bulk kernels: convert a run of W-bit elements from one encoding to
 // another, and widen elements into plain integer or float arrays.

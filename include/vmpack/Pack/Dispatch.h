@@ -1,4 +1,5 @@
 //===- Dispatch.h - Which instruction set the kernels use -------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The bulk kernels of Convert.h exist once per dispatch level: a portable
 // C++ path that is correct on any host, and x86-64 paths for wider vector

@@ -1,4 +1,5 @@
 //===- ElementType.h - Element types vmpack can pack ------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The element model of docs/packing.md: every element is a W-bit pattern.
 // This header knows the scalar types of MLIR 22 by name and width, without

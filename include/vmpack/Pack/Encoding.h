@@ -1,4 +1,5 @@
 //===- Encoding.h - The three storage encodings -----------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // docs/packing.md defines three ways to lay n W-bit elements out in bytes:
 // `packed` (a dense little-endian bit stream), `word` (IREE's VM rodata

@@ -1,4 +1,5 @@
 //===- ConstantCollector.h - Finding a module's constants -------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Finds every constant that becomes a segment of a module archive and
 // describes where its bytes are, without copying them: a DenseElementsAttr's

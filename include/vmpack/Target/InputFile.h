@@ -1,4 +1,5 @@
 //===- InputFile.h - Reading the compiler's input ---------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef VMPACK_TARGET_INPUTFILE_H
 #define VMPACK_TARGET_INPUTFILE_H

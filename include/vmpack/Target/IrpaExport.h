@@ -1,4 +1,5 @@
 //===- IrpaExport.h - Constants to an IREE parameter archive ----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // vmpack-compile's .irpa back end: does what IREE's exporter
 // (iree-io-export-parameters) does, at memory speed. Every constant global

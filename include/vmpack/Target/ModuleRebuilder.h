@@ -1,4 +1,5 @@
 //===- ModuleRebuilder.h - Module archive back to MLIR ----------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The inverse of vmpack-compile: parses an archive's program and puts back,
 // for every segment reference, the attribute the constant was compiled from

@@ -1,4 +1,5 @@
 //===- ModuleSerializer.h - MLIR module to module archive -------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The compiler's back end: takes a parsed module, turns each constant into
 // a segment of the requested encoding, keeps the program as MLIR bytecode

@@ -1,4 +1,5 @@
 //===- Progress.h - A progress bar for long writes --------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef VMPACK_TARGET_PROGRESS_H
 #define VMPACK_TARGET_PROGRESS_H

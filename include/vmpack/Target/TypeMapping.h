@@ -1,4 +1,5 @@
 //===- TypeMapping.h - MLIR types to vmpack element types -------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef VMPACK_TARGET_TYPEMAPPING_H
 #define VMPACK_TARGET_TYPEMAPPING_H

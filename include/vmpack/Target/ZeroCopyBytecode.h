@@ -1,4 +1,5 @@
 //===- ZeroCopyBytecode.h - Dense elements read in place --------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // MLIR's bytecode reader turns every dense elements attribute into a
 // DenseElementsAttr: it copies the bytes into the context, scans them for a

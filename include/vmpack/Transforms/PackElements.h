@@ -1,4 +1,5 @@
 //===- PackElements.h - Packing constant payloads ---------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Turns the payload of a constant, as MLIR holds it (a DenseElementsAttr's
 // raw data, or a dense_resource blob in MLIR's storage layout), into a blob

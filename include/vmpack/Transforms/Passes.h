@@ -1,4 +1,5 @@
 //===- Passes.h - vmpack passes ---------------------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Declares the vmpack passes (createPackSubByteConstantsPass, ...) and
 // registerVMPackPasses(), which makes them available to vmpack-opt.

@@ -1,4 +1,5 @@
 //===- Passes.td - vmpack passes ---------------------------*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #ifndef VMPACK_TRANSFORMS_PASSES_TD
 #define VMPACK_TRANSFORMS_PASSES_TD

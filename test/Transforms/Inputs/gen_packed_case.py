@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes a large sub-byte constant and the packed bytes it must become.
 
 An independent, bit-at-a-time model of docs/packing.md (`packed`) and of

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs a command that writes `-o OUT` and checks that a failure lost nothing.
 
 usage: check_compile.py [options] -- COMMAND...

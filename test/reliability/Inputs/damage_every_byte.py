@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Damages a module in every way a single byte can, and every truncation,
 and requires a command to reject each damaged copy cleanly.
 

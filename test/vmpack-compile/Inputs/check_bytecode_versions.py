@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes INPUT as MLIR bytecode of every version MLIR 22 can write,
 compiles each with vmpack-compile and checks that vmpack-dump --mlir gives
 what mlir-opt reads from that file, in generic form."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks entries of an IREE parameter archive byte for byte, reading the
 file with this script's own minimal parser (not vmpack's): the header, the
 entry table, names, and data or splat patterns (docs/irpa.md, section 2).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Prints how many stored segment bytes the first module has more than the
 second, from vmpack-dump --json (aliases store no bytes)."""
 import json

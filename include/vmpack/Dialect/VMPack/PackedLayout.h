@@ -1,4 +1,5 @@
 //===- PackedLayout.h - MLIR types in the `packed` encoding -----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Maps MLIR element types onto the element model of docs/packing.md (W bits
 // per scalar, one or two scalars per element) and gives the size and type of

@@ -1,4 +1,5 @@
 //===- VMPackAttrs.h - vmpack attributes ------------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // `mlir::vmpack::EncodingKind` and `mlir::vmpack::EncodingAttr`
 // (`#vmpack.encoding<packed|word|byte>`).

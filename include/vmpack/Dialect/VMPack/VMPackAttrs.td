@@ -1,4 +1,5 @@
 //===- VMPackAttrs.td - vmpack attributes ------------------*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // `#vmpack.encoding<packed|word|byte>`: one of the three encodings of
 // docs/packing.md.

@@ -1,4 +1,5 @@
 //===- VMPackBase.td - The vmpack dialect ------------------*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The dialect definition shared by the op and attribute definitions.
 //

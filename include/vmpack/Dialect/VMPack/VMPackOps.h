@@ -1,4 +1,5 @@
 //===- VMPackOps.h - vmpack operations --------------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // `mlir::vmpack::BitcastOp` (`vmpack.bitcast`).
 //

@@ -1,4 +1,5 @@
 //===- VMPackOps.td - vmpack operations --------------------*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // `vmpack.bitcast`: packed byte storage <-> logical sub-byte tensor.
 //
