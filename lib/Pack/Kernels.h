@@ -124,8 +124,12 @@ template <uint32_t W> struct BitWriter {
 };
 
 template <uint32_t W> struct Kernels {
-  /// Whether wordToPacked and packedToWord exist (not here: through bytes).
-  static constexpr bool kHasDirectWord = false;
+  /// Whether wordToPacked and packedToWord exist. Here only for the wide
+  /// widths (8 < W < 64, not whole bytes): the used bits of a `word` are
+  /// the next kPerWord * W bits of the `packed` stream, so each word is one
+  /// bit-field move. Narrower widths go through bytes, or through the vector
+  /// levels' own loops.
+  static constexpr bool kHasDirectWord = W > 8 && W < 64 && W % 8 != 0;
   /// Whether packedToInt exists (not here: through 64-bit values).
   static constexpr bool kHasPackedToInt = false;
   static constexpr uint32_t kBytes = (W + 7) / 8; ///< `byte` stride
@@ -286,6 +290,66 @@ template <uint32_t W> struct Kernels {
   static void wordToByte(const uint8_t *in, uint8_t *out, uint64_t n) {
     for (uint64_t k = 0; k < n; ++k)
       storeLE<kBytes>(out + k * kBytes, loadWordElement(in, k));
+  }
+
+  /// `packed` -> `word` for the wide widths: one field of kPerWord * W bits
+  /// per word, read with one 8-byte load (plus a ninth byte when the field
+  /// straddles it) while that stays inside the input.
+  static void packedToWord(const uint8_t *in, uint8_t *out, uint64_t n) {
+    static_assert(kHasDirectWord, "wide widths only");
+    constexpr uint32_t kField = kPerWord * W;
+    constexpr uint64_t kFieldMask =
+        kField == 64 ? ~uint64_t(0) : (uint64_t(1) << kField) - 1;
+    uint64_t srcBytes = (n * W + 7) / 8;
+    uint64_t words = n / kPerWord;
+    uint64_t unchecked = srcBytes >= 9 ? ((srcBytes - 9) * 8) / kField : 0;
+    uint64_t w = 0;
+    for (uint64_t end = std::min(words, unchecked); w < end; ++w) {
+      uint64_t bit = w * kField;
+      uint64_t v = loadLE<8>(in + bit / 8) >> (bit % 8);
+      if constexpr (kField > 56)
+        if (bit % 8 + kField > 64)
+          v |= uint64_t(in[bit / 8 + 8]) << (64 - bit % 8);
+      storeLE<kWordBytes>(out + w * kWordBytes, v & kFieldMask);
+    }
+    // The last words, the partial one included, element by element.
+    for (uint64_t k = w * kPerWord; k < n; k += kPerWord, ++w) {
+      uint64_t acc = 0;
+      for (unsigned j = 0; j < kPerWord && k + j < n; ++j)
+        acc |= loadPackedElement(in, srcBytes, k + j) << (j * W);
+      storeLE<kWordBytes>(out + w * kWordBytes, acc);
+    }
+  }
+
+  /// `word` -> `packed` for the wide widths: each word's used bits appended
+  /// to the stream as one field; a partial last word adds only its elements.
+  static void wordToPacked(const uint8_t *in, uint8_t *out, uint64_t n) {
+    static_assert(kHasDirectWord, "wide widths only");
+    constexpr uint32_t kField = kPerWord * W;
+    uint64_t acc = 0;
+    unsigned used = 0;
+    auto put = [&](uint64_t value, unsigned bits) {
+      acc |= value << used;
+      if (used + bits >= 64) {
+        storeLE<8>(out, acc);
+        out += 8;
+        unsigned spill = used + bits - 64;
+        acc = spill ? value >> (bits - spill) : 0;
+        used = spill;
+      } else {
+        used += bits;
+      }
+    };
+    uint64_t words = n / kPerWord;
+    for (uint64_t w = 0; w < words; ++w)
+      put(loadLE<kWordBytes>(in + w * kWordBytes) &
+              (kField == 64 ? ~uint64_t(0) : (uint64_t(1) << kField) - 1),
+          kField);
+    if (unsigned rest = unsigned(n % kPerWord))
+      put(loadLE<kWordBytes>(in + words * kWordBytes) &
+              ((uint64_t(1) << (rest * W)) - 1),
+          rest * W);
+    std::memcpy(out, &acc, (used + 7) / 8);
   }
 
   static void normalizeByte(const uint8_t *in, uint8_t *out, uint64_t n) {

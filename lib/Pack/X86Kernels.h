@@ -720,10 +720,19 @@ template <uint32_t W> struct X86Kernels : Kernels<W> {
   }
 
 #if VMPACK_X86_LEVEL >= 3
-  static constexpr bool kHasDirectWord = kVector && !kWordIsPacked && W != 1;
+  /// BMI2 for the narrow widths whose words have unused bits. The wide
+  /// widths use the bit-field loops of Kernels<W> when a word is 64 bits;
+  /// with 32-bit words (W = 9 to 15) AVX-512's wide kernels through bytes
+  /// are faster.
+  static constexpr bool kBmi2Word = kVector && !kWordIsPacked && W != 1;
+  static constexpr bool kFieldWord =
+      Base::kHasDirectWord && (!kWide || Base::kWordBytes == 8);
+  static constexpr bool kHasDirectWord = kBmi2Word || kFieldWord;
 
   static void wordToPacked(const uint8_t *in, uint8_t *out, uint64_t n) {
-    if constexpr (kHasDirectWord)
+    if constexpr (kFieldWord)
+      return Base::wordToPacked(in, out, n);
+    if constexpr (kBmi2Word)
       Bmi2Words<W>::wordToPacked(
           in, out, n, [](const uint8_t *in, uint8_t *out, uint64_t n) {
             uint8_t bytes[64];
@@ -733,7 +742,9 @@ template <uint32_t W> struct X86Kernels : Kernels<W> {
   }
 
   static void packedToWord(const uint8_t *in, uint8_t *out, uint64_t n) {
-    if constexpr (kHasDirectWord)
+    if constexpr (kFieldWord)
+      return Base::packedToWord(in, out, n);
+    if constexpr (kBmi2Word)
       Bmi2Words<W>::packedToWord(
           in, out, n, [](const uint8_t *in, uint8_t *out, uint64_t n) {
             uint8_t bytes[64];
