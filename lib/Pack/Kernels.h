@@ -273,7 +273,21 @@ template <uint32_t W> struct Kernels {
 
   static void byteToWord(const uint8_t *in, uint8_t *out, uint64_t n) {
     uint64_t words = n / kPerWord;
-    for (uint64_t w = 0; w < words; ++w) {
+    uint64_t w = 0;
+    if constexpr (kBytes != 1 && kBytes != 2 && kBytes != 4 && kBytes != 8) {
+      // Odd strides: one 8-byte load per element while it stays inside the
+      // input, instead of the two narrower loads loadLE<kBytes> needs.
+      uint64_t inBytes = n * kBytes;
+      for (; w < words && (w + 1) * kPerWord * kBytes + 8 - kBytes <= inBytes;
+           ++w) {
+        uint64_t acc = 0;
+        for (unsigned j = 0; j < kPerWord; ++j)
+          acc |= (loadLE<8>(in + (w * kPerWord + j) * kBytes) & kMask)
+                 << (j * W);
+        storeLE<kWordBytes>(out + w * kWordBytes, acc);
+      }
+    }
+    for (; w < words; ++w) {
       uint64_t acc = 0;
       for (unsigned j = 0; j < kPerWord; ++j)
         acc |= loadByteElement(in, w * kPerWord + j) << (j * W);
