@@ -6,9 +6,10 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
-using namespace mlir::vmpack;
+using namespace mlir::vmpack_compiler;
 
-std::optional<PackedElement> mlir::vmpack::getPackedElement(Type elementType) {
+std::optional<PackedElement>
+mlir::vmpack_compiler::getPackedElement(Type elementType) {
   unsigned scalars = 1;
   if (auto complex = dyn_cast<ComplexType>(elementType)) {
     elementType = complex.getElementType();
@@ -24,18 +25,19 @@ std::optional<PackedElement> mlir::vmpack::getPackedElement(Type elementType) {
   return std::nullopt;
 }
 
-::vmpack::Encoding mlir::vmpack::getMlirStorageEncoding(PackedElement element) {
+vmpack::Encoding
+mlir::vmpack_compiler::getMlirStorageEncoding(PackedElement element) {
   if (element.scalarsPerElement > 1)
-    return ::vmpack::Encoding::Byte;
-  return ::vmpack::mlirStorageEncoding(element.bitWidth);
+    return vmpack::Encoding::Byte;
+  return vmpack::mlirStorageEncoding(element.bitWidth);
 }
 
-bool mlir::vmpack::isSubByteElementType(Type elementType) {
+bool mlir::vmpack_compiler::isSubByteElementType(Type elementType) {
   std::optional<PackedElement> element = getPackedElement(elementType);
   return element && element->bitWidth % 8 != 0;
 }
 
-std::optional<uint64_t> mlir::vmpack::getNumScalars(ShapedType type) {
+std::optional<uint64_t> mlir::vmpack_compiler::getNumScalars(ShapedType type) {
   if (!type || !type.hasStaticShape())
     return std::nullopt;
   std::optional<PackedElement> element =
@@ -53,25 +55,26 @@ std::optional<uint64_t> mlir::vmpack::getNumScalars(ShapedType type) {
   return count;
 }
 
-std::optional<int64_t> mlir::vmpack::getPackedByteSize(ShapedType type) {
+std::optional<int64_t>
+mlir::vmpack_compiler::getPackedByteSize(ShapedType type) {
   std::optional<uint64_t> scalars = getNumScalars(type);
   if (!scalars)
     return std::nullopt;
-  std::optional<uint64_t> bytes = ::vmpack::encodedSize(
-      ::vmpack::Encoding::Packed,
+  std::optional<uint64_t> bytes = vmpack::encodedSize(
+      vmpack::Encoding::Packed,
       getPackedElement(type.getElementType())->bitWidth, *scalars);
   if (!bytes || *bytes > static_cast<uint64_t>(INT64_MAX))
     return std::nullopt;
   return static_cast<int64_t>(*bytes);
 }
 
-bool mlir::vmpack::isByteStorageType(ShapedType type) {
+bool mlir::vmpack_compiler::isByteStorageType(ShapedType type) {
   return type && type.hasRank() && type.getRank() == 1 &&
          type.hasStaticShape() && type.getElementType().isSignlessInteger(8);
 }
 
 RankedTensorType
-mlir::vmpack::getPackedStorageTensorType(ShapedType logicalType) {
+mlir::vmpack_compiler::getPackedStorageTensorType(ShapedType logicalType) {
   std::optional<int64_t> bytes = getPackedByteSize(logicalType);
   if (!bytes)
     return {};

@@ -10,7 +10,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace mlir::vmpack;
+using namespace mlir::vmpack_compiler;
 
 #include "vmpack/Dialect/VMPack/VMPackEnums.cpp.inc"
 

@@ -12,7 +12,7 @@
 #include "mlir/IR/Operation.h"
 
 using namespace mlir;
-using namespace mlir::vmpack;
+using namespace mlir::vmpack_compiler;
 
 #include "vmpack/Dialect/VMPack/VMPackDialect.cpp.inc"
 

@@ -9,7 +9,7 @@
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
-using namespace mlir::vmpack;
+using namespace mlir::vmpack_compiler;
 
 //===----------------------------------------------------------------------===//
 // BitcastOp

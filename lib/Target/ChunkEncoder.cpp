@@ -8,16 +8,15 @@
 #include <cstring>
 
 using namespace mlir;
-using namespace mlir::vmpack;
-using ::vmpack::Encoding;
+using namespace mlir::vmpack_compiler;
+using vmpack::Encoding;
 
-SmallVector<EncodedPiece, 2>
-mlir::vmpack::encodeChunk(const ConstantInfo &c, Encoding encoding,
-                          uint64_t first, uint64_t count,
-                          ScratchBuffer &scratch, ScratchBuffer &expanded) {
+SmallVector<EncodedPiece, 2> mlir::vmpack_compiler::encodeChunk(
+    const ConstantInfo &c, Encoding encoding, uint64_t first, uint64_t count,
+    ScratchBuffer &scratch, ScratchBuffer &expanded) {
   uint32_t bitWidth = c.elementType.scalarBits();
   Encoding from = c.sourceEncoding;
-  uint64_t outSize = *::vmpack::encodedSize(encoding, bitWidth, count);
+  uint64_t outSize = *vmpack::encodedSize(encoding, bitWidth, count);
   const auto *source = reinterpret_cast<const uint8_t *>(c.data.data());
 
   if (c.isZeroFill) {
@@ -28,15 +27,14 @@ mlir::vmpack::encodeChunk(const ConstantInfo &c, Encoding encoding,
   if (c.isSplat) {
     // Expand the splat into `byte` layout, then encode like any tensor.
     uint8_t *bytes = expanded.get(count * ((bitWidth + 7) / 8));
-    ::vmpack::expandMlirSplat(source, bitWidth, c.elementType.isComplex, first,
-                              count, bytes);
+    vmpack::expandMlirSplat(source, bitWidth, c.elementType.isComplex, first,
+                            count, bytes);
     uint8_t *out = scratch.get(outSize);
-    ::vmpack::convert(Encoding::Byte, encoding, bitWidth, bytes, out, count);
+    vmpack::convert(Encoding::Byte, encoding, bitWidth, bytes, out, count);
     return {{out, outSize}};
   }
 
-  const uint8_t *in =
-      source + ::vmpack::granuleByteOffset(from, bitWidth, first);
+  const uint8_t *in = source + vmpack::granuleByteOffset(from, bitWidth, first);
   // Same layout and no bits to clean: straight from the source.
   if (from == encoding && bitWidth % 8 == 0)
     return {{in, outSize}};
@@ -54,6 +52,6 @@ mlir::vmpack::encodeChunk(const ConstantInfo &c, Encoding encoding,
     return {{in, outSize - 1}, {last, 1}};
   }
   uint8_t *out = scratch.get(outSize);
-  ::vmpack::convert(from, encoding, bitWidth, in, out, count);
+  vmpack::convert(from, encoding, bitWidth, in, out, count);
   return {{out, outSize}};
 }

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <memory>
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 
 /// A growable buffer that is not zero-filled: every byte handed out is
 /// written before it is read. One per thread and purpose.
@@ -44,13 +44,13 @@ struct EncodedPiece {
 
 /// The stored bytes of scalars [first, first + count) of `c` in `encoding`
 /// (first a multiple of the element granule), which start at
-/// ::vmpack::granuleByteOffset(encoding, W, first): at most two pieces,
+/// vmpack::granuleByteOffset(encoding, W, first): at most two pieces,
 /// pointing into the source where its layout is the stored one, else into
 /// `scratch` (and `expanded` for splats).
 SmallVector<EncodedPiece, 2>
-encodeChunk(const ConstantInfo &c, ::vmpack::Encoding encoding, uint64_t first,
+encodeChunk(const ConstantInfo &c, vmpack::Encoding encoding, uint64_t first,
             uint64_t count, ScratchBuffer &scratch, ScratchBuffer &expanded);
 
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 #endif // VMPACK_LIB_TARGET_CHUNKENCODER_H

@@ -18,14 +18,15 @@
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
-using namespace mlir::vmpack;
-using ::vmpack::Encoding;
+using namespace mlir::vmpack_compiler;
+using vmpack::Encoding;
 
-Encoding mlir::vmpack::getOriginEncoding(ConstantOrigin origin,
-                                         const ::vmpack::ElementType &type) {
+Encoding
+mlir::vmpack_compiler::getOriginEncoding(ConstantOrigin origin,
+                                         const vmpack::ElementType &type) {
   switch (origin) {
   case ConstantOrigin::Dense:
-    return ::vmpack::mlirStorageEncoding(type.scalarBits(), type.isComplex);
+    return vmpack::mlirStorageEncoding(type.scalarBits(), type.isComplex);
   case ConstantOrigin::DenseResource:
     return Encoding::Byte;
   case ConstantOrigin::PackedResource:
@@ -35,7 +36,7 @@ Encoding mlir::vmpack::getOriginEncoding(ConstantOrigin origin,
 }
 
 std::optional<std::vector<char>>
-mlir::vmpack::decodeQuantizedHex(Attribute value) {
+mlir::vmpack_compiler::decodeQuantizedHex(Attribute value) {
   auto strings = dyn_cast<DenseStringElementsAttr>(value);
   if (!strings || !strings.isSplat() ||
       !isa<quant::QuantizedType>(strings.getElementType()))
@@ -53,8 +54,8 @@ mlir::vmpack::decodeQuantizedHex(Attribute value) {
   return bytes;
 }
 
-Attribute mlir::vmpack::encodeQuantizedHex(ShapedType type,
-                                           ArrayRef<char> bytes) {
+Attribute mlir::vmpack_compiler::encodeQuantizedHex(ShapedType type,
+                                                    ArrayRef<char> bytes) {
   std::string text = "0x" + llvm::toHex(StringRef(bytes.data(), bytes.size()));
   return DenseStringElementsAttr::get(type, {StringRef(text)});
 }
@@ -94,7 +95,8 @@ static Attribute getSiteRoot(Operation *op, const ConstantSite &site) {
                            : op->getAttr(site.attrName);
 }
 
-Attribute mlir::vmpack::getSiteValue(Operation *op, const ConstantSite &site) {
+Attribute mlir::vmpack_compiler::getSiteValue(Operation *op,
+                                              const ConstantSite &site) {
   Attribute value = getSiteRoot(op, site);
   for (unsigned index : site.path) {
     if (!value)
@@ -113,8 +115,9 @@ static Attribute replaceAt(Attribute container, ArrayRef<unsigned> path,
       replaceAt(getChild(container, path.front()), path.drop_front(), value));
 }
 
-void mlir::vmpack::setSiteValue(Operation *op, const ConstantSite &site,
-                                Attribute value) {
+void mlir::vmpack_compiler::setSiteValue(Operation *op,
+                                         const ConstantSite &site,
+                                         Attribute value) {
   Attribute root = replaceAt(getSiteRoot(op, site), site.path, value);
   if (!site.inProperties) {
     op->setAttr(site.attrName, root);
@@ -389,9 +392,9 @@ LogicalResult describeConstant(Operation *op, const FoundSite &found,
     info.data = *info.ownedData;
     info.sourceEncoding = getOriginEncoding(info.origin, *elementType);
     expectedSize =
-        ::vmpack::encodedSize(info.sourceEncoding, bitWidth, info.numScalars);
+        vmpack::encodedSize(info.sourceEncoding, bitWidth, info.numScalars);
     uint64_t splatSize =
-        ::vmpack::mlirSplatStorageSize(bitWidth, elementType->isComplex);
+        vmpack::mlirSplatStorageSize(bitWidth, elementType->isComplex);
     if (info.data.size() == splatSize && expectedSize != splatSize) {
       info.isSplat = true;
       expectedSize = splatSize;
@@ -403,9 +406,9 @@ LogicalResult describeConstant(Operation *op, const FoundSite &found,
     info.sourceEncoding = getOriginEncoding(info.origin, *elementType);
     expectedSize =
         info.isSplat
-            ? ::vmpack::mlirSplatStorageSize(bitWidth, elementType->isComplex)
-            : ::vmpack::encodedSize(info.sourceEncoding, bitWidth,
-                                    info.numScalars);
+            ? vmpack::mlirSplatStorageSize(bitWidth, elementType->isComplex)
+            : vmpack::encodedSize(info.sourceEncoding, bitWidth,
+                                  info.numScalars);
   } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     DenseResourceElementsHandle handle = resource.getRawHandle();
     info.resourceKey = handle.getKey().str();
@@ -417,7 +420,7 @@ LogicalResult describeConstant(Operation *op, const FoundSite &found,
       info.origin = ConstantOrigin::DenseResource;
     info.sourceEncoding = getOriginEncoding(info.origin, *elementType);
     expectedSize =
-        ::vmpack::encodedSize(info.sourceEncoding, bitWidth, info.numScalars);
+        vmpack::encodedSize(info.sourceEncoding, bitWidth, info.numScalars);
     AsmResourceBlob *blob = handle.getBlob();
     if (!blob) {
       if (!options.zeroFillElided)
@@ -444,7 +447,7 @@ LogicalResult describeConstant(Operation *op, const FoundSite &found,
     if (bitWidth == 1 && !elementType->isComplex &&
         info.origin == ConstantOrigin::DenseResource && info.numScalars > 1 &&
         info.data.size() ==
-            ::vmpack::encodedSize(Encoding::Packed, 1, info.numScalars)) {
+            vmpack::encodedSize(Encoding::Packed, 1, info.numScalars)) {
       info.origin = ConstantOrigin::PackedResource;
       info.sourceEncoding = Encoding::Packed;
       expectedSize = info.data.size();
@@ -467,7 +470,7 @@ LogicalResult describeConstant(Operation *op, const FoundSite &found,
       diag << "constant holds ";
     diag << info.data.size() << " bytes but type " << info.logicalType
          << " needs " << *expectedSize << " bytes in the '"
-         << ::vmpack::encodingName(info.sourceEncoding) << "' layout";
+         << vmpack::encodingName(info.sourceEncoding) << "' layout";
     return diag;
   }
   return success();
@@ -476,9 +479,9 @@ LogicalResult describeConstant(Operation *op, const FoundSite &found,
 } // namespace
 
 FailureOr<SmallVector<ConstantInfo>>
-mlir::vmpack::collectConstants(ModuleOp module,
-                               const ZeroCopyRegistry *zeroCopy,
-                               const CollectOptions &options) {
+mlir::vmpack_compiler::collectConstants(ModuleOp module,
+                                        const ZeroCopyRegistry *zeroCopy,
+                                        const CollectOptions &options) {
   SmallVector<Holder> holders;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (std::optional<Holder> holder = findSites(op))
@@ -506,7 +509,7 @@ mlir::vmpack::collectConstants(ModuleOp module,
   return constants;
 }
 
-void mlir::vmpack::replaceNestedAttributes(
+void mlir::vmpack_compiler::replaceNestedAttributes(
     Operation *op, function_ref<Attribute(Attribute)> fn) {
   // Collect first, then replace: replacing rebuilds the containers.
   SmallVector<std::pair<ConstantSite, Attribute>> replacements;

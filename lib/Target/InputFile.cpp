@@ -8,11 +8,10 @@
 
 using namespace mlir;
 
-OwningOpRef<ModuleOp>
-mlir::vmpack::parseInputFile(StringRef path,
-                             const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
-                             MLIRContext *context, ZeroCopyRegistry &zeroCopy,
-                             std::string &errorMessage) {
+OwningOpRef<ModuleOp> mlir::vmpack_compiler::parseInputFile(
+    StringRef path, const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+    MLIRContext *context, ZeroCopyRegistry &zeroCopy,
+    std::string &errorMessage) {
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(path, llvm::Align(64), &errorMessage);
   if (!input)
@@ -23,7 +22,7 @@ mlir::vmpack::parseInputFile(StringRef path,
   return parseSourceFile<ModuleOp>(sourceMgr, config);
 }
 
-mlir::vmpack::InputDiagnosticHandler::InputDiagnosticHandler(
+mlir::vmpack_compiler::InputDiagnosticHandler::InputDiagnosticHandler(
     llvm::SourceMgr &sourceMgr, MLIRContext *context, llvm::raw_ostream &os)
     : SourceMgrDiagnosticHandler(sourceMgr, context, os) {
   // Replaces the base class's handler, which only prints.
@@ -33,7 +32,8 @@ mlir::vmpack::InputDiagnosticHandler::InputDiagnosticHandler(
   });
 }
 
-void mlir::vmpack::InputDiagnosticHandler::emitExplained(Diagnostic &diag) {
+void mlir::vmpack_compiler::InputDiagnosticHandler::emitExplained(
+    Diagnostic &diag) {
   if (diag.getSeverity() != DiagnosticSeverity::Error)
     return emitDiagnostic(diag);
   std::string message = diag.str();

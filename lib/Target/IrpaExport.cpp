@@ -30,9 +30,9 @@
 #include <numeric>
 
 using namespace mlir;
-using namespace mlir::vmpack;
-using ::vmpack::Encoding;
-namespace formats = ::vmpack::formats;
+using namespace mlir::vmpack_compiler;
+using vmpack::Encoding;
+namespace formats = vmpack::formats;
 
 namespace {
 
@@ -115,19 +115,19 @@ bool splatPattern(const ConstantInfo &c, EntryPlan &plan) {
   uint64_t perElement = c.elementType.scalarsPerElement();
   uint64_t block = (bits % 8 == 0 || bits == 1)
                        ? perElement
-                       : ::vmpack::wordLayout(bits).elementsPerWord;
+                       : vmpack::wordLayout(bits).elementsPerWord;
   if (block % perElement != 0 || c.numScalars == 0 || c.numScalars % block != 0)
     return false;
   std::optional<uint64_t> size =
-      ::vmpack::encodedSize(Encoding::Word, bits, block);
+      vmpack::encodedSize(Encoding::Word, bits, block);
   if (!size || !formats::irpa::isValidPatternLength(*size))
     return false;
   std::vector<uint8_t> bytes(block * ((bits + 7) / 8));
-  ::vmpack::expandMlirSplat(reinterpret_cast<const uint8_t *>(c.data.data()),
-                            bits, c.elementType.isComplex, 0, block,
-                            bytes.data());
-  ::vmpack::convert(Encoding::Byte, Encoding::Word, bits, bytes.data(),
-                    plan.pattern, block);
+  vmpack::expandMlirSplat(reinterpret_cast<const uint8_t *>(c.data.data()),
+                          bits, c.elementType.isComplex, 0, block,
+                          bytes.data());
+  vmpack::convert(Encoding::Byte, Encoding::Word, bits, bytes.data(),
+                  plan.pattern, block);
   plan.patternLength = uint8_t(*size);
   return true;
 }
@@ -162,7 +162,7 @@ formats::Status writeChunk(formats::IrpaWriter &writer, const EntryPlan &plan,
                            const Chunk &chunk, ScratchBuffer &scratch,
                            ScratchBuffer &expanded) {
   const ConstantInfo &c = *plan.constant;
-  uint64_t offset = ::vmpack::granuleByteOffset(
+  uint64_t offset = vmpack::granuleByteOffset(
       Encoding::Word, c.elementType.scalarBits(), chunk.firstScalar);
   for (EncodedPiece piece : encodeChunk(c, Encoding::Word, chunk.firstScalar,
                                         chunk.numScalars, scratch, expanded)) {
@@ -177,10 +177,10 @@ formats::Status writeChunk(formats::IrpaWriter &writer, const EntryPlan &plan,
 
 } // namespace
 
-LogicalResult mlir::vmpack::exportParameters(ModuleOp module,
-                                             StringRef outputPath,
-                                             const IrpaExportOptions &options,
-                                             TimingScope &timing) {
+LogicalResult
+mlir::vmpack_compiler::exportParameters(ModuleOp module, StringRef outputPath,
+                                        const IrpaExportOptions &options,
+                                        TimingScope &timing) {
   TimingScope collectTimer = timing.nest("collect constants");
   FailureOr<SmallVector<ConstantInfo>> collected =
       collectConstants(module, options.zeroCopy, options.collect);
@@ -202,7 +202,7 @@ LogicalResult mlir::vmpack::exportParameters(ModuleOp module,
     if (!isGlobalValue(c))
       continue;
     uint32_t bits = c.elementType.scalarBits();
-    if (!::vmpack::isEncodable(Encoding::Word, bits)) {
+    if (!vmpack::isEncodable(Encoding::Word, bits)) {
       c.op->emitError() << "element type " << c.logicalType.getElementType()
                         << " has no IREE (`word`) layout: widths above 64 "
                            "bits must be multiples of 8";
@@ -210,7 +210,7 @@ LogicalResult mlir::vmpack::exportParameters(ModuleOp module,
       continue;
     }
     std::optional<uint64_t> length =
-        ::vmpack::encodedSize(Encoding::Word, bits, c.numScalars);
+        vmpack::encodedSize(Encoding::Word, bits, c.numScalars);
     if (!length) {
       c.op->emitError() << "constant of type " << c.logicalType
                         << " is too large to store";
@@ -278,7 +278,7 @@ LogicalResult mlir::vmpack::exportParameters(ModuleOp module,
       continue;
     const ConstantInfo &c = *plans[p].constant;
     uint32_t bits = c.elementType.scalarBits();
-    uint64_t granule = std::lcm(::vmpack::elementGranule(bits),
+    uint64_t granule = std::lcm(vmpack::elementGranule(bits),
                                 uint64_t(c.elementType.scalarsPerElement()));
     uint64_t perChunk =
         std::max<uint64_t>(granule, kChunkBytes * 8 / bits / granule * granule);
@@ -327,7 +327,8 @@ LogicalResult mlir::vmpack::exportParameters(ModuleOp module,
   return success();
 }
 
-LogicalResult mlir::vmpack::writeProgramFile(ModuleOp module, StringRef path) {
+LogicalResult mlir::vmpack_compiler::writeProgramFile(ModuleOp module,
+                                                      StringRef path) {
   std::string temp =
       (path + ".tmp." + std::to_string(llvm::sys::Process::getProcessId()))
           .str();

@@ -26,9 +26,9 @@ static std::string typeToString(mlir::Type type) {
 }
 
 using namespace mlir;
-using namespace mlir::vmpack;
-using ::vmpack::Encoding;
-namespace archive = ::vmpack::archive;
+using namespace mlir::vmpack_compiler;
+using vmpack::Encoding;
+namespace archive = vmpack::archive;
 
 namespace {
 
@@ -57,23 +57,23 @@ Attribute ConstantRebuilder::rebuild(size_t index, ShapedType type,
   const archive::SegmentInfo &info = reader.constant(index);
   uint32_t bitWidth = info.elementType.scalarBits();
   uint64_t numScalars = archive::numScalars(info);
-  Encoding target = mlir::vmpack::getOriginEncoding(
-      mlir::vmpack::ConstantOrigin(info.sourceKind), info.elementType);
+  Encoding target = mlir::vmpack_compiler::getOriginEncoding(
+      mlir::vmpack_compiler::ConstantOrigin(info.sourceKind), info.elementType);
   std::optional<uint64_t> size =
-      ::vmpack::encodedSize(target, bitWidth, numScalars);
+      vmpack::encodedSize(target, bitWidth, numScalars);
   if (!size) {
     error = "is too large to rebuild";
     return {};
   }
   std::vector<char> bytes(*size);
-  ::vmpack::convert(info.encoding, target, bitWidth, reader.constantData(index),
-                    bytes.data(), numScalars);
+  vmpack::convert(info.encoding, target, bitWidth, reader.constantData(index),
+                  bytes.data(), numScalars);
 
   if (info.sourceKind == archive::SourceKind::Dense &&
       isa<quant::QuantizedType>(type.getElementType())) {
     // As MLIR does for numbers, a tensor of equal elements is written as
     // its one element.
-    uint64_t elementSize = ::vmpack::mlirSplatStorageSize(bitWidth, false);
+    uint64_t elementSize = vmpack::mlirSplatStorageSize(bitWidth, false);
     bool allSame = bytes.size() > elementSize;
     for (size_t i = elementSize; i < bytes.size() && allSame; ++i)
       allSame = bytes[i] == bytes[i % elementSize];
@@ -119,8 +119,8 @@ Attribute ConstantRebuilder::rebuild(size_t index, ShapedType type,
 }
 
 OwningOpRef<ModuleOp>
-mlir::vmpack::rebuildModule(const archive::ArchiveReader &reader,
-                            MLIRContext *context) {
+mlir::vmpack_compiler::rebuildModule(const archive::ArchiveReader &reader,
+                                     MLIRContext *context) {
   StringRef program(reinterpret_cast<const char *>(reader.programData()),
                     reader.program().length);
   // The program is verified once its constants are back: an op's verifier

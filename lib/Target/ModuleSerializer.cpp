@@ -36,9 +36,9 @@
 #include <tuple>
 
 using namespace mlir;
-using namespace mlir::vmpack;
-using ::vmpack::Encoding;
-namespace archive = ::vmpack::archive;
+using namespace mlir::vmpack_compiler;
+using vmpack::Encoding;
+namespace archive = vmpack::archive;
 
 // ConstantOrigin and the archive's SourceKind convert into each other.
 static_assert(uint8_t(ConstantOrigin::Dense) ==
@@ -50,11 +50,12 @@ static_assert(uint8_t(ConstantOrigin::Dense) ==
 
 static constexpr StringLiteral kReferencePrefix = "vmpack.segment.";
 
-std::string mlir::vmpack::getSegmentReferenceKey(StringRef segmentName) {
+std::string
+mlir::vmpack_compiler::getSegmentReferenceKey(StringRef segmentName) {
   return (kReferencePrefix + segmentName).str();
 }
 
-StringRef mlir::vmpack::getReferencedSegment(StringRef resourceKey) {
+StringRef mlir::vmpack_compiler::getReferencedSegment(StringRef resourceKey) {
   if (!resourceKey.starts_with(kReferencePrefix))
     return {};
   return resourceKey.drop_front(kReferencePrefix.size());
@@ -92,15 +93,15 @@ LogicalResult checkEncodable(ArrayRef<ConstantInfo> constants,
   bool ok = true;
   for (const ConstantInfo &c : constants) {
     uint32_t bitWidth = c.elementType.scalarBits();
-    if (!::vmpack::isEncodable(encoding, bitWidth)) {
+    if (!vmpack::isEncodable(encoding, bitWidth)) {
       c.op->emitError() << "element type " << c.logicalType.getElementType()
                         << " cannot be stored in the '"
-                        << ::vmpack::encodingName(encoding)
+                        << vmpack::encodingName(encoding)
                         << "' encoding (defined for widths up to 64 bits and "
                            "multiples of 8); use --encoding=packed or "
                            "--encoding=byte";
       ok = false;
-    } else if (!::vmpack::encodedSize(encoding, bitWidth, c.numScalars)) {
+    } else if (!vmpack::encodedSize(encoding, bitWidth, c.numScalars)) {
       c.op->emitError() << "constant of type " << c.logicalType
                         << " is too large to store";
       ok = false;
@@ -135,7 +136,7 @@ archive::Status writeChunk(archive::ArchiveWriter &writer,
                            Encoding encoding, ScratchBuffer &scratch,
                            ScratchBuffer &expanded) {
   const ConstantInfo &c = *plan.constant;
-  uint64_t offset = ::vmpack::granuleByteOffset(
+  uint64_t offset = vmpack::granuleByteOffset(
       encoding, c.elementType.scalarBits(), chunk.firstScalar);
   for (EncodedPiece piece : encodeChunk(c, encoding, chunk.firstScalar,
                                         chunk.numScalars, scratch, expanded)) {
@@ -264,7 +265,7 @@ std::vector<Chunk> planChunks(ArrayRef<SegmentPlan> plans, Encoding encoding) {
     const ConstantInfo &c = *plans[p].constant;
     uint32_t bitWidth = c.elementType.scalarBits();
     // Complex splats repeat a (real, imaginary) pair: keep chunks even.
-    uint64_t granule = std::lcm(::vmpack::elementGranule(bitWidth),
+    uint64_t granule = std::lcm(vmpack::elementGranule(bitWidth),
                                 uint64_t(c.elementType.scalarsPerElement()));
     uint64_t perChunk = std::max<uint64_t>(granule, kChunkBytes * 8 / bitWidth /
                                                         granule * granule);
@@ -277,10 +278,10 @@ std::vector<Chunk> planChunks(ArrayRef<SegmentPlan> plans, Encoding encoding) {
 
 } // namespace
 
-LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
-                                            StringRef outputPath,
-                                            const SerializeOptions &options,
-                                            TimingScope &timing) {
+LogicalResult
+mlir::vmpack_compiler::serializeModule(ModuleOp module, StringRef outputPath,
+                                       const SerializeOptions &options,
+                                       TimingScope &timing) {
   Location loc = module.getLoc();
   auto isCancelled = [&] {
     return options.cancelled && options.cancelled->load();
@@ -337,7 +338,7 @@ LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
     archive::SegmentDesc desc;
     static_cast<archive::ConstantDesc &>(desc) = describe(c);
     desc.encoding = options.encoding;
-    desc.length = *::vmpack::encodedSize(
+    desc.length = *vmpack::encodedSize(
         options.encoding, c.elementType.scalarBits(), c.numScalars);
     desc.alignment = options.alignment;
     uint64_t length = desc.length;
@@ -384,7 +385,7 @@ LogicalResult mlir::vmpack::serializeModule(ModuleOp module,
       stop = true;
       return;
     }
-    progress.add(*::vmpack::encodedSize(
+    progress.add(*vmpack::encodedSize(
         options.encoding, plans[chunk.plan].constant->elementType.scalarBits(),
         chunk.numScalars));
   };

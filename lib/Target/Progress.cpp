@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-using namespace mlir::vmpack;
+using namespace mlir::vmpack_compiler;
 
 ProgressBar::ProgressBar(uint64_t totalBytes, bool enabled)
     : total(totalBytes), enabled(enabled),

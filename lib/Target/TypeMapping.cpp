@@ -17,18 +17,18 @@
 
 using namespace mlir;
 
-std::optional<::vmpack::ElementType>
-mlir::vmpack::getPackElementType(Type elementType) {
+std::optional<vmpack::ElementType>
+mlir::vmpack_compiler::getPackElementType(Type elementType) {
   if (auto quantized = dyn_cast<quant::QuantizedType>(elementType)) {
     Type storage = quantized.getStorageType();
     // !quant.uniform<i4:...> stores signed 4-bit integers, <u4:...>
     // unsigned ones; the storage type itself prints as signless i4.
     if (auto integer = dyn_cast<IntegerType>(storage))
-      return ::vmpack::ElementType{{quantized.isSigned()
-                                        ? ::vmpack::ScalarKind::SignedInt
-                                        : ::vmpack::ScalarKind::UnsignedInt,
-                                    integer.getWidth()},
-                                   false};
+      return vmpack::ElementType{{quantized.isSigned()
+                                      ? vmpack::ScalarKind::SignedInt
+                                      : vmpack::ScalarKind::UnsignedInt,
+                                  integer.getWidth()},
+                                 false};
     return getPackElementType(storage);
   }
   if (!elementType.isIntOrIndexOrFloat() && !isa<ComplexType>(elementType))
@@ -36,5 +36,5 @@ mlir::vmpack::getPackElementType(Type elementType) {
   std::string spelling;
   llvm::raw_string_ostream os(spelling);
   elementType.print(os);
-  return ::vmpack::parseElementType(os.str());
+  return vmpack::parseElementType(os.str());
 }

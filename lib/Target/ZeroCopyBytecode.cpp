@@ -19,7 +19,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
-using namespace mlir::vmpack;
+using namespace mlir::vmpack_compiler;
 
 /// The builtin dialect's bytecode numbers its attribute kinds; the number of
 /// DenseIntOrFPElementsAttr is internal to MLIR. Rather than trusting a
@@ -74,9 +74,8 @@ static std::optional<uint64_t> probeDenseElementsKind() {
   return found;
 }
 
-bool mlir::vmpack::attachZeroCopyDenseElements(ParserConfig &config,
-                                               ZeroCopyRegistry &registry,
-                                               size_t minBytes) {
+bool mlir::vmpack_compiler::attachZeroCopyDenseElements(
+    ParserConfig &config, ZeroCopyRegistry &registry, size_t minBytes) {
   static const std::optional<uint64_t> denseKind = probeDenseElementsKind();
   if (!denseKind)
     return false;
@@ -104,8 +103,8 @@ bool mlir::vmpack::attachZeroCopyDenseElements(ParserConfig &config,
             uint64_t(type.getNumElements()) * elementType->scalarsPerElement();
         // A splat's blob holds one element; leave those (and i1 tensors
         // short enough to be confused with one) to the usual reader.
-        std::optional<uint64_t> fullSize = ::vmpack::encodedSize(
-            ::vmpack::mlirStorageEncoding(bitWidth, elementType->isComplex),
+        std::optional<uint64_t> fullSize = vmpack::encodedSize(
+            vmpack::mlirStorageEncoding(bitWidth, elementType->isComplex),
             bitWidth, numScalars);
         if (!fullSize || *fullSize != blob.size() ||
             (bitWidth == 1 && !elementType->isComplex && numScalars <= 8))

@@ -19,17 +19,18 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 #define GEN_PASS_DEF_HOISTCONSTANTSPASS
 #include "vmpack/Transforms/Passes.h.inc"
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 using namespace mlir;
 
 namespace {
 
 struct HoistConstantsPass
-    : public mlir::vmpack::impl::HoistConstantsPassBase<HoistConstantsPass> {
+    : public mlir::vmpack_compiler::impl::HoistConstantsPassBase<
+          HoistConstantsPass> {
   using Base::Base;
   void runOnOperation() override;
 };
@@ -57,7 +58,8 @@ void HoistConstantsPass::runOnOperation() {
       constants.push_back(op);
   });
 
-  StringRef logicalTypeName = vmpack::VMPackDialect::getLogicalTypeAttrName();
+  StringRef logicalTypeName =
+      vmpack_compiler::VMPackDialect::getLogicalTypeAttrName();
   SymbolTableCollection symbolTables;
   // Globals keep the order of their constants: each goes after the last
   // one created in the same symbol table.

@@ -17,14 +17,14 @@
 #include <vector>
 
 using namespace mlir;
-using namespace mlir::vmpack;
+using namespace mlir::vmpack_compiler;
 
 /// Elements expanded at a time from a splat. A multiple of 8, so that every
 /// chunk of this many elements ends on a byte boundary in `packed` whatever
 /// W is, and all full chunks pack to the same bytes.
 static constexpr uint64_t kSplatChunkElements = 4096;
 
-bool mlir::vmpack::isPackableElementsAttr(Attribute value) {
+bool mlir::vmpack_compiler::isPackableElementsAttr(Attribute value) {
   if (!isa_and_nonnull<DenseIntOrFPElementsAttr, DenseResourceElementsAttr>(
           value))
     return false;
@@ -44,25 +44,25 @@ static void packSplat(ArrayRef<char> element, PackedElement layout,
   // The chunk's scalars in `byte` layout; a chunk holds whole elements, so
   // it starts with a real part.
   std::vector<uint8_t> source(chunkScalars * ((width + 7) / 8));
-  ::vmpack::expandMlirSplat(reinterpret_cast<const uint8_t *>(element.data()),
-                            width, layout.scalarsPerElement == 2, 0,
-                            chunkScalars, source.data());
-  constexpr ::vmpack::Encoding storage = ::vmpack::Encoding::Byte;
+  vmpack::expandMlirSplat(reinterpret_cast<const uint8_t *>(element.data()),
+                          width, layout.scalarsPerElement == 2, 0, chunkScalars,
+                          source.data());
+  constexpr vmpack::Encoding storage = vmpack::Encoding::Byte;
 
   uint64_t fullChunks = numElements / chunk;
   uint64_t chunkBytes = chunkScalars * width / 8;
-  ::vmpack::convert(storage, ::vmpack::Encoding::Packed, width, source.data(),
-                    out.data(), chunkScalars);
+  vmpack::convert(storage, vmpack::Encoding::Packed, width, source.data(),
+                  out.data(), chunkScalars);
   for (uint64_t k = 1; k < fullChunks; ++k)
     std::memcpy(out.data() + k * chunkBytes, out.data(), chunkBytes);
   if (uint64_t tail = numElements - fullChunks * chunk)
-    ::vmpack::convert(storage, ::vmpack::Encoding::Packed, width, source.data(),
-                      out.data() + fullChunks * chunkBytes,
-                      tail * layout.scalarsPerElement);
+    vmpack::convert(storage, vmpack::Encoding::Packed, width, source.data(),
+                    out.data() + fullChunks * chunkBytes,
+                    tail * layout.scalarsPerElement);
 }
 
-FailureOr<AsmResourceBlob> mlir::vmpack::packElements(ElementsAttr value,
-                                                      Location loc) {
+FailureOr<AsmResourceBlob>
+mlir::vmpack_compiler::packElements(ElementsAttr value, Location loc) {
   auto type = cast<ShapedType>(value.getType());
   std::optional<PackedElement> layout = getPackedElement(type.getElementType());
   std::optional<uint64_t> numScalars = getNumScalars(type);
@@ -70,8 +70,8 @@ FailureOr<AsmResourceBlob> mlir::vmpack::packElements(ElementsAttr value,
   if (!layout || !numScalars || !packedBytes)
     return emitError(loc) << "cannot pack constant of type " << type;
   uint32_t width = layout->bitWidth;
-  ::vmpack::Encoding storage = getMlirStorageEncoding(*layout);
-  uint64_t storageBytes = *::vmpack::encodedSize(storage, width, *numScalars);
+  vmpack::Encoding storage = getMlirStorageEncoding(*layout);
+  uint64_t storageBytes = *vmpack::encodedSize(storage, width, *numScalars);
 
   AsmResourceBlob blob =
       HeapAsmResourceBlob::allocate(*packedBytes, kPackedBlobAlignment);
@@ -89,8 +89,8 @@ FailureOr<AsmResourceBlob> mlir::vmpack::packElements(ElementsAttr value,
       return emitError(loc)
              << "dense constant of type " << type << " holds " << raw.size()
              << " bytes, expected " << storageBytes;
-    ::vmpack::convert(storage, ::vmpack::Encoding::Packed, width, raw.data(),
-                      out.data(), *numScalars);
+    vmpack::convert(storage, vmpack::Encoding::Packed, width, raw.data(),
+                    out.data(), *numScalars);
     return blob;
   }
 
@@ -103,14 +103,14 @@ FailureOr<AsmResourceBlob> mlir::vmpack::packElements(ElementsAttr value,
                              "module's dialect_resources); cannot pack it";
   ArrayRef<char> data = source->getData();
   if (data.size() == storageBytes) {
-    ::vmpack::convert(storage, ::vmpack::Encoding::Packed, width, data.data(),
-                      out.data(), *numScalars);
+    vmpack::convert(storage, vmpack::Encoding::Packed, width, data.data(),
+                    out.data(), *numScalars);
     return blob;
   }
   // MLIR's DenseResourceElementsAttr<bool> writes i1 one byte per element.
   if (width == 1 && data.size() == *numScalars) {
-    ::vmpack::convert(::vmpack::Encoding::Byte, ::vmpack::Encoding::Packed,
-                      width, data.data(), out.data(), *numScalars);
+    vmpack::convert(vmpack::Encoding::Byte, vmpack::Encoding::Packed, width,
+                    data.data(), out.data(), *numScalars);
     return blob;
   }
   return emitError(loc) << "dense_resource '" << handle.getKey() << "' holds "

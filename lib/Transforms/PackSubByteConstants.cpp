@@ -25,13 +25,13 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 #define GEN_PASS_DEF_PACKSUBBYTECONSTANTSPASS
 #include "vmpack/Transforms/Passes.h.inc"
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 using namespace mlir;
-using namespace mlir::vmpack;
+using namespace mlir::vmpack_compiler;
 
 namespace {
 
@@ -41,7 +41,7 @@ constexpr llvm::StringLiteral kMLProgramGlobal = "ml_program.global";
 constexpr llvm::StringLiteral kMemRefGlobal = "memref.global";
 
 struct PackSubByteConstantsPass
-    : public mlir::vmpack::impl::PackSubByteConstantsPassBase<
+    : public mlir::vmpack_compiler::impl::PackSubByteConstantsPassBase<
           PackSubByteConstantsPass> {
   using Base::Base;
 

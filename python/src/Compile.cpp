@@ -28,44 +28,46 @@ namespace {
 PyObject *compileErrorClass;
 PyObject *invalidArgumentClass;
 
-std::optional<::vmpack::Encoding> parseEncoding(const std::string &name) {
+std::optional<vmpack::Encoding> parseEncoding(const std::string &name) {
   if (name == "packed")
-    return ::vmpack::Encoding::Packed;
+    return vmpack::Encoding::Packed;
   if (name == "word")
-    return ::vmpack::Encoding::Word;
+    return vmpack::Encoding::Word;
   if (name == "byte")
-    return ::vmpack::Encoding::Byte;
+    return vmpack::Encoding::Byte;
   return std::nullopt;
 }
 
-std::optional<mlir::vmpack::Dedup> parseDedup(const std::string &name) {
+std::optional<mlir::vmpack_compiler::Dedup>
+parseDedup(const std::string &name) {
   if (name == "off")
-    return mlir::vmpack::Dedup::Off;
+    return mlir::vmpack_compiler::Dedup::Off;
   if (name == "resources")
-    return mlir::vmpack::Dedup::Resources;
+    return mlir::vmpack_compiler::Dedup::Resources;
   if (name == "content")
-    return mlir::vmpack::Dedup::Content;
+    return mlir::vmpack_compiler::Dedup::Content;
   return std::nullopt;
 }
 
 /// Returns "" on success, else the diagnostics (or the I/O error).
 std::string compileFile(const std::string &input, const std::string &output,
-                        mlir::vmpack::SerializeOptions options,
+                        mlir::vmpack_compiler::SerializeOptions options,
                         bool allowUnregistered) {
   using namespace mlir;
   DialectRegistry registry;
   registerAllDialects(registry);
-  registry.insert<mlir::vmpack::VMPackDialect>();
+  registry.insert<mlir::vmpack_compiler::VMPackDialect>();
   MLIRContext context(registry);
   context.allowUnregisteredDialects(allowUnregistered);
 
   std::string diagnosticText;
   llvm::raw_string_ostream os(diagnosticText);
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-  mlir::vmpack::InputDiagnosticHandler diagnostics(*sourceMgr, &context, os);
-  mlir::vmpack::ZeroCopyRegistry zeroCopy;
+  mlir::vmpack_compiler::InputDiagnosticHandler diagnostics(*sourceMgr,
+                                                            &context, os);
+  mlir::vmpack_compiler::ZeroCopyRegistry zeroCopy;
   std::string errorMessage;
-  OwningOpRef<ModuleOp> module = mlir::vmpack::parseInputFile(
+  OwningOpRef<ModuleOp> module = mlir::vmpack_compiler::parseInputFile(
       input, sourceMgr, &context, zeroCopy, errorMessage);
   if (!module) {
     os.flush();
@@ -82,7 +84,8 @@ std::string compileFile(const std::string &input, const std::string &output,
 
   DefaultTimingManager timingManager;
   TimingScope timing = timingManager.getRootScope();
-  if (failed(mlir::vmpack::serializeModule(*module, output, options, timing))) {
+  if (failed(mlir::vmpack_compiler::serializeModule(*module, output, options,
+                                                    timing))) {
     os.flush();
     return diagnosticText.empty() ? "cannot write " + output : diagnosticText;
   }
@@ -112,12 +115,12 @@ void vmpack::python::registerCompile(py::module_ &m) {
           PyErr_SetString(invalidArgumentClass, message.c_str());
           throw py::error_already_set();
         };
-        mlir::vmpack::SerializeOptions options;
-        std::optional<::vmpack::Encoding> e = parseEncoding(encoding);
+        mlir::vmpack_compiler::SerializeOptions options;
+        std::optional<vmpack::Encoding> e = parseEncoding(encoding);
         if (!e)
           invalid("vmpack.compile: encoding='" + encoding +
                   "' is not one of 'packed', 'word', 'byte'");
-        std::optional<mlir::vmpack::Dedup> d = parseDedup(dedup);
+        std::optional<mlir::vmpack_compiler::Dedup> d = parseDedup(dedup);
         if (!d)
           invalid("vmpack.compile: dedup='" + dedup +
                   "' is not one of 'off', 'resources', 'content'");

@@ -41,7 +41,7 @@
 
 using namespace mlir;
 namespace cl = llvm::cl;
-using ::vmpack::Encoding;
+using vmpack::Encoding;
 
 static cl::OptionCategory compileCategory("vmpack-compile options");
 
@@ -92,18 +92,19 @@ static cl::opt<bool> zeroFillElided(
     cl::desc("Store dense_resource<__elided__> and resources missing from the "
              "input as zeros, with a warning each"),
     cl::cat(compileCategory));
-static cl::opt<mlir::vmpack::Dedup> dedup(
+static cl::opt<mlir::vmpack_compiler::Dedup> dedup(
     "dedup",
     cl::desc("Which constants with equal stored bytes share one segment"),
     cl::values(
-        clEnumValN(mlir::vmpack::Dedup::Off, "off",
+        clEnumValN(mlir::vmpack_compiler::Dedup::Off, "off",
                    "none: every constant is a segment of its own"),
-        clEnumValN(mlir::vmpack::Dedup::Resources, "resources",
+        clEnumValN(mlir::vmpack_compiler::Dedup::Resources, "resources",
                    "constants reading the same dense_resource blob (default)"),
-        clEnumValN(mlir::vmpack::Dedup::Content, "content",
+        clEnumValN(mlir::vmpack_compiler::Dedup::Content, "content",
                    "also constants with identical bytes (hashed, then "
                    "compared)")),
-    cl::init(mlir::vmpack::Dedup::Resources), cl::cat(compileCategory));
+    cl::init(mlir::vmpack_compiler::Dedup::Resources),
+    cl::cat(compileCategory));
 static cl::opt<bool> stripDebugInfo(
     "strip-debuginfo",
     cl::desc("Drop locations from the stored program (default: keep them)"),
@@ -206,7 +207,7 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   registerAllDialects(registry);
-  registry.insert<mlir::vmpack::VMPackDialect>();
+  registry.insert<mlir::vmpack_compiler::VMPackDialect>();
   MLIRContext context(registry);
   context.allowUnregisteredDialects(allowUnregistered && !noAllowUnregistered);
   // Diagnostics show the source line; the op printed again is noise.
@@ -214,10 +215,11 @@ int main(int argc, char **argv) {
 
   TimingScope parseTimer = rootTimer.nest("parse");
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-  mlir::vmpack::InputDiagnosticHandler diagnostics(*sourceMgr, &context);
-  mlir::vmpack::ZeroCopyRegistry zeroCopy;
+  mlir::vmpack_compiler::InputDiagnosticHandler diagnostics(*sourceMgr,
+                                                            &context);
+  mlir::vmpack_compiler::ZeroCopyRegistry zeroCopy;
   std::string errorMessage;
-  OwningOpRef<ModuleOp> module = mlir::vmpack::parseInputFile(
+  OwningOpRef<ModuleOp> module = mlir::vmpack_compiler::parseInputFile(
       inputFilename, sourceMgr, &context, zeroCopy, errorMessage);
   if (!module) {
     if (!errorMessage.empty())
@@ -226,7 +228,7 @@ int main(int argc, char **argv) {
   }
   parseTimer.stop();
 
-  mlir::vmpack::SerializeOptions options;
+  mlir::vmpack_compiler::SerializeOptions options;
   options.encoding = encoding;
   options.alignment = alignment;
   options.threads = unsigned(threads.getValue());
@@ -255,12 +257,13 @@ int main(int argc, char **argv) {
     // IREE exports globals: tensor arith.constants become globals first,
     // as --vmpack-hoist-constants does.
     PassManager hoist(&context);
-    mlir::vmpack::HoistConstantsPassOptions hoistOptions;
+    mlir::vmpack_compiler::HoistConstantsPassOptions hoistOptions;
     hoistOptions.minElements = 1;
-    hoist.addPass(mlir::vmpack::createHoistConstantsPass(hoistOptions));
+    hoist.addPass(
+        mlir::vmpack_compiler::createHoistConstantsPass(hoistOptions));
     if (failed(hoist.run(*module)))
       return 1;
-    mlir::vmpack::IrpaExportOptions irpaOptions;
+    mlir::vmpack_compiler::IrpaExportOptions irpaOptions;
     irpaOptions.scope = parameterScope;
     irpaOptions.minimumSize = parameterMinimumSize;
     irpaOptions.threads = options.threads;
@@ -268,14 +271,14 @@ int main(int argc, char **argv) {
     irpaOptions.cancelled = options.cancelled;
     irpaOptions.zeroCopy = options.zeroCopy;
     irpaOptions.collect = options.collect;
-    written = mlir::vmpack::exportParameters(*module, outputFilename,
-                                             irpaOptions, rootTimer);
+    written = mlir::vmpack_compiler::exportParameters(*module, outputFilename,
+                                                      irpaOptions, rootTimer);
   } else {
-    written = mlir::vmpack::serializeModule(*module, outputFilename, options,
-                                            rootTimer);
+    written = mlir::vmpack_compiler::serializeModule(*module, outputFilename,
+                                                     options, rootTimer);
   }
   if (succeeded(written) && !emitProgram.empty())
-    written = mlir::vmpack::writeProgramFile(*module, emitProgram);
+    written = mlir::vmpack_compiler::writeProgramFile(*module, emitProgram);
   if (failed(written)) {
     /// The temporary file is gone by now: die of the signal, as the shell
     /// and make expect of an interrupted command (exit status 128 + N).

@@ -18,11 +18,11 @@ int vmpack::dump::printModuleAsMlir(const archive::ArchiveReader &reader,
                                     const DumpOptions &options) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
-  registry.insert<mlir::vmpack::VMPackDialect>();
+  registry.insert<mlir::vmpack_compiler::VMPackDialect>();
   mlir::MLIRContext context(registry);
   context.allowUnregisteredDialects(options.allowUnregistered);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::vmpack::rebuildModule(reader, &context);
+      mlir::vmpack_compiler::rebuildModule(reader, &context);
   if (!module)
     return 1;
 

@@ -25,7 +25,7 @@
 #endif
 
 using namespace mlir;
-using namespace ::vmpack::gen;
+using namespace vmpack::gen;
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -37,7 +37,7 @@ double secondsSince(Clock::time_point start) {
 /// Packed blobs declare the alignment the packing pass gives its own
 /// (PackElements.h explains why it is no larger), so that a generated model
 /// is exactly what the pass makes of the dense one.
-constexpr size_t kBlobAlignment = mlir::vmpack::kPackedBlobAlignment;
+constexpr size_t kBlobAlignment = mlir::vmpack_compiler::kPackedBlobAlignment;
 
 /// The value of a tensor's global in dense form. The storage buffer is
 /// produced in MLIR's raw layout and handed over whole: no per-element
@@ -157,8 +157,9 @@ OwningOpRef<ModuleOp> buildLlamaModule(MLIRContext &context,
         TypeAttr::get(storageType), /*is_mutable=*/nullptr, value,
         privateVisibility);
     if (storageType != logicalType)
-      global->setAttr(mlir::vmpack::VMPackDialect::getLogicalTypeAttrName(),
-                      TypeAttr::get(logicalType));
+      global->setAttr(
+          mlir::vmpack_compiler::VMPackDialect::getLogicalTypeAttrName(),
+          TypeAttr::get(logicalType));
     globals.push_back(
         Global{global.getSymNameAttr(), storageType, logicalType});
   }
@@ -174,8 +175,8 @@ OwningOpRef<ModuleOp> buildLlamaModule(MLIRContext &context,
     Value loaded = ml_program::GlobalLoadConstOp::create(
         builder, loc, g.storageType, FlatSymbolRefAttr::get(g.name));
     if (g.storageType != g.logicalType)
-      loaded =
-          mlir::vmpack::BitcastOp::create(builder, loc, g.logicalType, loaded);
+      loaded = mlir::vmpack_compiler::BitcastOp::create(builder, loc,
+                                                        g.logicalType, loaded);
     results.push_back(loaded);
   }
   func::ReturnOp::create(builder, loc, results);

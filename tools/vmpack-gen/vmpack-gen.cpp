@@ -30,7 +30,7 @@
 #include <chrono>
 
 using namespace mlir;
-using namespace ::vmpack::gen;
+using namespace vmpack::gen;
 
 namespace {
 enum class OutputFormat { Text, PackedText, DenseBytecode, PackedBytecode };
@@ -150,7 +150,7 @@ int main(int argc, char **argv) {
 
   MLIRContext context;
   context.loadDialect<func::FuncDialect, ml_program::MLProgramDialect,
-                      mlir::vmpack::VMPackDialect>();
+                      mlir::vmpack_compiler::VMPackDialect>();
   context.disableMultithreading();
 
   WeightForm form = format == OutputFormat::PackedText ||

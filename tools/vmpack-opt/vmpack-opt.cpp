@@ -17,12 +17,12 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
-  mlir::vmpack::registerVMPackPasses();
+  mlir::vmpack_compiler::registerVMPackPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  registry.insert<mlir::vmpack::VMPackDialect>();
+  registry.insert<mlir::vmpack_compiler::VMPackDialect>();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "vmpack modular optimizer driver\n", registry));

@@ -37,8 +37,8 @@
 #include <random>
 
 using namespace mlir;
-using ::vmpack::Encoding;
-namespace archive = ::vmpack::archive;
+using vmpack::Encoding;
+namespace archive = vmpack::archive;
 
 namespace {
 
@@ -47,9 +47,10 @@ constexpr Encoding kEncodings[] = {Encoding::Packed, Encoding::Word,
 
 void registerDialects(MLIRContext &context) {
   DialectRegistry registry;
-  registry.insert<arith::ArithDialect, func::FuncDialect,
-                  ml_program::MLProgramDialect, memref::MemRefDialect,
-                  tensor::TensorDialect, mlir::vmpack::VMPackDialect>();
+  registry
+      .insert<arith::ArithDialect, func::FuncDialect,
+              ml_program::MLProgramDialect, memref::MemRefDialect,
+              tensor::TensorDialect, mlir::vmpack_compiler::VMPackDialect>();
   context.appendDialectRegistry(registry);
   context.loadAllAvailableDialects();
 }
@@ -82,7 +83,7 @@ protected:
     ASSERT_TRUE(module);
     if (packFirst) {
       PassManager pm(&context);
-      pm.addPass(mlir::vmpack::createPackSubByteConstantsPass());
+      pm.addPass(mlir::vmpack_compiler::createPackSubByteConstantsPass());
       ASSERT_TRUE(succeeded(pm.run(*module)));
     }
     std::string bytes;
@@ -97,20 +98,20 @@ protected:
     MLIRContext context;
     registerDialects(context);
     auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-    mlir::vmpack::ZeroCopyRegistry zeroCopy;
+    mlir::vmpack_compiler::ZeroCopyRegistry zeroCopy;
     std::string error;
-    auto module = mlir::vmpack::parseInputFile(input, sourceMgr, &context,
-                                               zeroCopy, error);
+    auto module = mlir::vmpack_compiler::parseInputFile(
+        input, sourceMgr, &context, zeroCopy, error);
     if (!module)
       return false;
-    mlir::vmpack::SerializeOptions options;
+    mlir::vmpack_compiler::SerializeOptions options;
     options.encoding = encoding;
     options.threads = threads;
     options.zeroCopy = &zeroCopy;
     DefaultTimingManager timing;
     TimingScope root = timing.getRootScope();
     return succeeded(
-        mlir::vmpack::serializeModule(*module, output, options, root));
+        mlir::vmpack_compiler::serializeModule(*module, output, options, root));
   }
 
   std::string readFile(const std::string &file) {
@@ -158,9 +159,9 @@ TEST_F(CompileTest, EveryTypeAndEncodingMatchesTheReference) {
     constexpr int64_t kElements = 37;
     uint64_t numScalars = kElements * t.scalarsPerElement;
     Encoding storage =
-        ::vmpack::mlirStorageEncoding(t.bitWidth, t.scalarsPerElement == 2);
+        vmpack::mlirStorageEncoding(t.bitWidth, t.scalarsPerElement == 2);
     std::vector<uint8_t> raw(
-        *::vmpack::encodedSize(storage, t.bitWidth, numScalars));
+        *vmpack::encodedSize(storage, t.bitWidth, numScalars));
     for (auto &b : raw)
       b = uint8_t(rng());
     std::string type = "tensor<37x" + std::string(t.mlirType) + ">";
@@ -171,11 +172,11 @@ TEST_F(CompileTest, EveryTypeAndEncodingMatchesTheReference) {
     writeBytecode(text, bcFile);
     for (Encoding encoding : kEncodings) {
       SCOPED_TRACE(std::string(t.mlirType) + " " +
-                   ::vmpack::encodingName(encoding));
+                   vmpack::encodingName(encoding));
       std::vector<uint8_t> expected(
-          *::vmpack::encodedSize(encoding, t.bitWidth, numScalars));
-      ::vmpack::reference::convert(storage, encoding, t.bitWidth, raw.data(),
-                                   expected.data(), numScalars);
+          *vmpack::encodedSize(encoding, t.bitWidth, numScalars));
+      vmpack::reference::convert(storage, encoding, t.bitWidth, raw.data(),
+                                 expected.data(), numScalars);
       for (const std::string &input : {textFile, bcFile}) {
         std::string out = path("out.vmpk");
         ASSERT_TRUE(compile(input, out, encoding)) << input;
@@ -233,8 +234,8 @@ TEST_F(CompileTest, TextBytecodeAndPassPackedInputsGiveTheSameSegments) {
       }
       segments.push_back(bytes);
     }
-    EXPECT_EQ(segments[0], segments[1]) << ::vmpack::encodingName(encoding);
-    EXPECT_EQ(segments[0], segments[2]) << ::vmpack::encodingName(encoding);
+    EXPECT_EQ(segments[0], segments[1]) << vmpack::encodingName(encoding);
+    EXPECT_EQ(segments[0], segments[2]) << vmpack::encodingName(encoding);
     EXPECT_EQ(segments[0].size(), 4u);
   }
 }
@@ -320,12 +321,12 @@ module @m {
       MLIRContext context;
       registerDialects(context);
       OwningOpRef<ModuleOp> rebuilt =
-          mlir::vmpack::rebuildModule(**reader, &context);
+          mlir::vmpack_compiler::rebuildModule(**reader, &context);
       ASSERT_TRUE(rebuilt);
       std::string got;
       llvm::raw_string_ostream os(got);
       rebuilt->print(os);
-      EXPECT_EQ(got, *want) << input << " " << ::vmpack::encodingName(encoding);
+      EXPECT_EQ(got, *want) << input << " " << vmpack::encodingName(encoding);
     }
   }
 }

@@ -18,7 +18,7 @@
 #include <gtest/gtest.h>
 
 using namespace mlir;
-using ::vmpack::Encoding;
+using vmpack::Encoding;
 
 namespace {
 
@@ -28,7 +28,7 @@ protected:
     context.allowUnregisteredDialects();
     context.loadDialect<arith::ArithDialect, func::FuncDialect,
                         ml_program::MLProgramDialect, memref::MemRefDialect,
-                        mlir::vmpack::VMPackDialect>();
+                        mlir::vmpack_compiler::VMPackDialect>();
     context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
       diagnostics.push_back(diag.str());
       return success();
@@ -63,7 +63,7 @@ TEST_F(ConstantCollectorTest, FindsEveryKindOfConstantInWalkOrder) {
     }
   )mlir");
   ASSERT_TRUE(module) << diagnosticText();
-  auto constants = mlir::vmpack::collectConstants(*module);
+  auto constants = mlir::vmpack_compiler::collectConstants(*module);
   ASSERT_TRUE(succeeded(constants));
   ASSERT_EQ(constants->size(), 4u);
   EXPECT_EQ((*constants)[0].segmentName, "w");
@@ -88,7 +88,7 @@ TEST_F(ConstantCollectorTest, ConstantNamesAvoidGlobalNames) {
     }
   )mlir");
   ASSERT_TRUE(module) << diagnosticText();
-  auto constants = mlir::vmpack::collectConstants(*module);
+  auto constants = mlir::vmpack_compiler::collectConstants(*module);
   ASSERT_TRUE(succeeded(constants));
   ASSERT_EQ(constants->size(), 2u);
   EXPECT_EQ((*constants)[0].segmentName, "f.cst0");
@@ -105,17 +105,17 @@ TEST_F(ConstantCollectorTest, ResourcesAreByteLayoutUnlessPacked) {
     } } #-}
   )mlir");
   ASSERT_TRUE(module) << diagnosticText();
-  auto constants = mlir::vmpack::collectConstants(*module);
+  auto constants = mlir::vmpack_compiler::collectConstants(*module);
   ASSERT_TRUE(succeeded(constants))
       << (diagnostics.empty() ? "" : diagnostics[0]);
   ASSERT_EQ(constants->size(), 2u);
   EXPECT_EQ((*constants)[0].origin,
-            mlir::vmpack::ConstantOrigin::DenseResource);
+            mlir::vmpack_compiler::ConstantOrigin::DenseResource);
   EXPECT_EQ((*constants)[0].sourceEncoding, Encoding::Byte);
   EXPECT_EQ((*constants)[0].resourceKey, "blob");
   EXPECT_EQ((*constants)[0].resourceAlignment, 4u);
   EXPECT_EQ((*constants)[1].origin,
-            mlir::vmpack::ConstantOrigin::PackedResource);
+            mlir::vmpack_compiler::ConstantOrigin::PackedResource);
   EXPECT_EQ((*constants)[1].sourceEncoding, Encoding::Packed);
   EXPECT_EQ((*constants)[1].numScalars, 3u);
   EXPECT_TRUE(isa<RankedTensorType>((*constants)[1].valueType));
@@ -128,7 +128,7 @@ TEST_F(ConstantCollectorTest, BlobOfTheWrongSizeIsAnError) {
     {-# dialect_resources: { builtin: { blob: "0x04000000010203" } } #-}
   )mlir");
   ASSERT_TRUE(module) << diagnosticText();
-  EXPECT_TRUE(failed(mlir::vmpack::collectConstants(*module)));
+  EXPECT_TRUE(failed(mlir::vmpack_compiler::collectConstants(*module)));
   ASSERT_EQ(diagnostics.size(), 1u);
   EXPECT_NE(
       diagnostics[0].find("holds 3 bytes but type 'tensor<4xi4>' needs 4"),
@@ -141,7 +141,7 @@ TEST_F(ConstantCollectorTest, ElidedResourceIsAnError) {
     ml_program.global private @r(dense_resource<__elided__> : tensor<4xi4>) : tensor<4xi4>
   )mlir");
   ASSERT_TRUE(module) << diagnosticText();
-  EXPECT_TRUE(failed(mlir::vmpack::collectConstants(*module)));
+  EXPECT_TRUE(failed(mlir::vmpack_compiler::collectConstants(*module)));
   ASSERT_EQ(diagnostics.size(), 1u);
   EXPECT_NE(diagnostics[0].find("has no data"), std::string::npos)
       << diagnostics[0];
@@ -161,7 +161,7 @@ TEST_F(ConstantCollectorTest, FindsConstantsOfUnregisteredOpsAndNames) {
     }
   )mlir");
   ASSERT_TRUE(module) << diagnosticText();
-  auto constants = mlir::vmpack::collectConstants(*module);
+  auto constants = mlir::vmpack_compiler::collectConstants(*module);
   ASSERT_TRUE(succeeded(constants)) << diagnosticText();
   std::vector<std::string> names;
   for (const auto &c : *constants)
@@ -187,13 +187,13 @@ TEST_F(ConstantCollectorTest, SitesAreReplacedWhereTheyAre) {
     "foo.nested"() {a = [dense<1> : tensor<2xi8>, {k = dense<[1, 2]> : tensor<2xi3>}]} : () -> ()
   )mlir");
   ASSERT_TRUE(module) << diagnosticText();
-  auto constants = mlir::vmpack::collectConstants(*module);
+  auto constants = mlir::vmpack_compiler::collectConstants(*module);
   ASSERT_TRUE(succeeded(constants)) << diagnosticText();
   ASSERT_EQ(constants->size(), 3u);
   Builder builder(&context);
   for (const auto &c : *constants)
-    mlir::vmpack::setSiteValue(c.op, c.site,
-                               builder.getStringAttr(c.segmentName));
+    mlir::vmpack_compiler::setSiteValue(c.op, c.site,
+                                        builder.getStringAttr(c.segmentName));
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os);
@@ -219,7 +219,7 @@ TEST_F(ConstantCollectorTest, SymbolNamesWinOverDerivedNames) {
     }
   )mlir");
   ASSERT_TRUE(module) << diagnosticText();
-  auto constants = mlir::vmpack::collectConstants(*module);
+  auto constants = mlir::vmpack_compiler::collectConstants(*module);
   ASSERT_TRUE(succeeded(constants)) << diagnosticText();
   ASSERT_EQ(constants->size(), 3u);
   EXPECT_EQ((*constants)[0].segmentName, "f.cst0_1");
@@ -238,17 +238,17 @@ TEST_F(ConstantCollectorTest, QuantizedTypesAreTheirStorageIntegers) {
     {-# dialect_resources: { builtin: { q: "0x040000000F0008" } } #-}
   )mlir");
   ASSERT_TRUE(module) << diagnosticText();
-  auto constants = mlir::vmpack::collectConstants(*module);
+  auto constants = mlir::vmpack_compiler::collectConstants(*module);
   ASSERT_TRUE(succeeded(constants)) << diagnosticText();
   ASSERT_EQ(constants->size(), 3u);
-  EXPECT_EQ(::vmpack::toString((*constants)[0].elementType), "si4");
+  EXPECT_EQ(vmpack::toString((*constants)[0].elementType), "si4");
   EXPECT_EQ((*constants)[0].data.size(), 2u);
   EXPECT_EQ((*constants)[0].data[1], char(0x0F));
-  EXPECT_EQ(::vmpack::toString((*constants)[1].elementType), "ui4");
+  EXPECT_EQ(vmpack::toString((*constants)[1].elementType), "ui4");
   EXPECT_EQ((*constants)[1].origin,
-            mlir::vmpack::ConstantOrigin::DenseResource);
+            mlir::vmpack_compiler::ConstantOrigin::DenseResource);
   EXPECT_TRUE((*constants)[2].isSplat);
-  EXPECT_EQ(::vmpack::toString((*constants)[2].elementType), "si8");
+  EXPECT_EQ(vmpack::toString((*constants)[2].elementType), "si8");
 }
 
 TEST_F(ConstantCollectorTest, WhatCannotBeStoredStaysInTheProgram) {
@@ -260,7 +260,7 @@ TEST_F(ConstantCollectorTest, WhatCannotBeStoredStaysInTheProgram) {
     ml_program.global private @w(dense<[1, 2]> : tensor<2xi4>) : tensor<2xi4>
   )mlir");
   ASSERT_TRUE(module) << diagnosticText();
-  auto constants = mlir::vmpack::collectConstants(*module);
+  auto constants = mlir::vmpack_compiler::collectConstants(*module);
   ASSERT_TRUE(succeeded(constants)) << diagnosticText();
   ASSERT_EQ(constants->size(), 1u);
   EXPECT_EQ((*constants)[0].segmentName, "w");
@@ -276,9 +276,10 @@ TEST_F(ConstantCollectorTest, ElidedResourcesBecomeZerosOnRequest) {
     "foo.c"() {value = dense_resource<__elided__> : tensor<5xi4>} : () -> ()
   )mlir");
   ASSERT_TRUE(module) << diagnosticText();
-  mlir::vmpack::CollectOptions options;
+  mlir::vmpack_compiler::CollectOptions options;
   options.zeroFillElided = true;
-  auto constants = mlir::vmpack::collectConstants(*module, nullptr, options);
+  auto constants =
+      mlir::vmpack_compiler::collectConstants(*module, nullptr, options);
   ASSERT_TRUE(succeeded(constants)) << diagnosticText();
   ASSERT_EQ(constants->size(), 1u);
   EXPECT_TRUE((*constants)[0].isZeroFill);

@@ -58,28 +58,29 @@ TEST(ZeroCopyBytecode, LargeDenseElementsPointIntoTheInputBuffer) {
   const char *begin = buffer->getBufferStart();
   const char *end = buffer->getBufferEnd();
   sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  mlir::vmpack::ZeroCopyRegistry registry;
+  mlir::vmpack_compiler::ZeroCopyRegistry registry;
   ParserConfig config(&context);
-  ASSERT_TRUE(mlir::vmpack::attachZeroCopyDenseElements(config, registry));
+  ASSERT_TRUE(
+      mlir::vmpack_compiler::attachZeroCopyDenseElements(config, registry));
   auto module = parseSourceFile<ModuleOp>(sourceMgr, config);
   ASSERT_TRUE(module);
   EXPECT_EQ(registry.size(), 1u);
 
-  auto constants = mlir::vmpack::collectConstants(*module, &registry);
+  auto constants = mlir::vmpack_compiler::collectConstants(*module, &registry);
   ASSERT_TRUE(succeeded(constants));
   ASSERT_EQ(constants->size(), 2u);
-  const mlir::vmpack::ConstantInfo &big = (*constants)[0];
-  EXPECT_EQ(big.origin, mlir::vmpack::ConstantOrigin::Dense);
-  EXPECT_EQ(big.sourceEncoding, ::vmpack::Encoding::Byte);
+  const mlir::vmpack_compiler::ConstantInfo &big = (*constants)[0];
+  EXPECT_EQ(big.origin, mlir::vmpack_compiler::ConstantOrigin::Dense);
+  EXPECT_EQ(big.sourceEncoding, vmpack::Encoding::Byte);
   ASSERT_EQ(big.data.size(), 8192u);
   EXPECT_GE(big.data.data(), begin);
   EXPECT_LE(big.data.data() + big.data.size(), end);
   for (int i = 0; i < 8192; ++i)
     ASSERT_EQ(big.data[i], char((i * 7) % 16)) << i;
 
-  const mlir::vmpack::ConstantInfo &splat = (*constants)[1];
+  const mlir::vmpack_compiler::ConstantInfo &splat = (*constants)[1];
   EXPECT_TRUE(splat.isSplat);
-  EXPECT_EQ(splat.origin, mlir::vmpack::ConstantOrigin::Dense);
+  EXPECT_EQ(splat.origin, mlir::vmpack_compiler::ConstantOrigin::Dense);
 }
 
 } // namespace

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 
 /// What attribute a constant was written as in the input; the module index
 /// records it so that the input can be rebuilt exactly. The values are the
@@ -43,8 +43,8 @@ enum class ConstantOrigin : uint8_t {
 /// in-memory storage for dense<...>, `byte` for a plain dense_resource,
 /// `packed` for the pass's blobs. The compiler reads with it and
 /// vmpack-dump --mlir writes with it.
-::vmpack::Encoding getOriginEncoding(ConstantOrigin origin,
-                                     const ::vmpack::ElementType &type);
+vmpack::Encoding getOriginEncoding(ConstantOrigin origin,
+                                   const vmpack::ElementType &type);
 
 /// Where a constant sits inside its op: under a top-level attribute name
 /// (inherent or discardable), or in the properties of an op of an
@@ -88,7 +88,7 @@ struct ConstantInfo {
   /// pass-packed constants) and the logical type of the elements stored.
   ShapedType valueType;
   ShapedType logicalType;
-  ::vmpack::ElementType elementType;
+  vmpack::ElementType elementType;
   /// Scalars: elements, times two for complex.
   uint64_t numScalars = 0;
   /// The source bytes, borrowed: in `sourceEncoding`, or one element of MLIR
@@ -97,7 +97,7 @@ struct ConstantInfo {
   /// Holds `data` when it had to be decoded (the hex string of a quantized
   /// dense<"0x..."> constant).
   std::shared_ptr<const std::vector<char>> ownedData;
-  ::vmpack::Encoding sourceEncoding = ::vmpack::Encoding::Byte;
+  vmpack::Encoding sourceEncoding = vmpack::Encoding::Byte;
   bool isSplat = false;
   /// An elided or missing resource that CollectOptions::zeroFillElided
   /// turned into zeros.
@@ -126,6 +126,6 @@ FailureOr<SmallVector<ConstantInfo>>
 collectConstants(ModuleOp module, const ZeroCopyRegistry *zeroCopy = nullptr,
                  const CollectOptions &options = {});
 
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 #endif // VMPACK_TARGET_CONSTANTCOLLECTOR_H

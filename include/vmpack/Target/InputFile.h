@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 
 /// Opens `path` (or "-" for stdin) into `sourceMgr` and parses it as MLIR
 /// text or bytecode, detected by content. The file is mapped (or read with
@@ -46,6 +46,6 @@ private:
   void emitExplained(Diagnostic &diag);
 };
 
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 #endif // VMPACK_TARGET_INPUTFILE_H

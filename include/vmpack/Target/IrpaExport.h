@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <string>
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 
 class ZeroCopyRegistry;
 
@@ -52,6 +52,6 @@ LogicalResult exportParameters(ModuleOp module, StringRef outputPath,
 /// else as text, through a temporary file renamed over `path`.
 LogicalResult writeProgramFile(ModuleOp module, StringRef path);
 
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 #endif // VMPACK_TARGET_IRPAEXPORT_H

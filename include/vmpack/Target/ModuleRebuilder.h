@@ -17,15 +17,15 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 
 /// Rebuilds the module held by `reader` in `context` (which must have the
 /// program's dialects registered). Emits diagnostics and returns null on a
 /// malformed program or a reference to a missing segment.
 OwningOpRef<ModuleOp>
-rebuildModule(const ::vmpack::archive::ArchiveReader &reader,
+rebuildModule(const vmpack::archive::ArchiveReader &reader,
               MLIRContext *context);
 
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 #endif // VMPACK_TARGET_MODULEREBUILDER_H

@@ -19,7 +19,7 @@
 #include <atomic>
 #include <string>
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 
 class ZeroCopyRegistry;
 
@@ -36,7 +36,7 @@ enum class Dedup {
 };
 
 struct SerializeOptions {
-  ::vmpack::Encoding encoding = ::vmpack::Encoding::Packed;
+  vmpack::Encoding encoding = vmpack::Encoding::Packed;
   /// Alignment of every segment: a power of two in [1, 65536].
   uint32_t alignment = 64;
   /// Worker threads; 0 means one per hardware thread.
@@ -70,6 +70,6 @@ LogicalResult serializeModule(ModuleOp module, StringRef outputPath,
                               const SerializeOptions &options,
                               TimingScope &timing);
 
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 #endif // VMPACK_TARGET_MODULESERIALIZER_H

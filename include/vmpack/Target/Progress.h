@@ -11,7 +11,7 @@
 #include <mutex>
 #include <thread>
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 
 /// Counts bytes done from any thread; when enabled, a background thread
 /// redraws one stderr line a few times a second: bar, bytes done of total,
@@ -37,6 +37,6 @@ private:
   std::thread drawer;
 };
 
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 #endif // VMPACK_TARGET_PROGRESS_H

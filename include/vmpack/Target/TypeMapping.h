@@ -10,13 +10,13 @@
 
 #include <optional>
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 
 /// The packing library's view of an MLIR element type: integers of any
 /// width, index, every float type of MLIR 22, and complex of those. Returns
 /// nullopt for anything else (strings, vectors, opaque types, ...).
-std::optional<::vmpack::ElementType> getPackElementType(Type elementType);
+std::optional<vmpack::ElementType> getPackElementType(Type elementType);
 
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 #endif // VMPACK_TARGET_TYPEMAPPING_H

@@ -23,7 +23,7 @@
 
 #include <mutex>
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 
 /// The resources that stand in for dense<...> attributes.
 class ZeroCopyRegistry {
@@ -54,6 +54,6 @@ bool attachZeroCopyDenseElements(ParserConfig &config,
                                  ZeroCopyRegistry &registry,
                                  size_t minBytes = 4096);
 
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 #endif // VMPACK_TARGET_ZEROCOPYBYTECODE_H

@@ -16,7 +16,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Support/LLVM.h"
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 
 /// Alignment of the blobs packElements() creates. MLIR's bytecode reader
 /// refuses a buffer less aligned than its most aligned resource, and LLVM
@@ -36,6 +36,6 @@ bool isPackableElementsAttr(Attribute value);
 /// A missing or elided blob, or one of the wrong size, is reported at `loc`.
 FailureOr<AsmResourceBlob> packElements(ElementsAttr value, Location loc);
 
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 #endif // VMPACK_TRANSFORMS_PACKELEMENTS_H

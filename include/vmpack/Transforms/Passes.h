@@ -18,7 +18,7 @@
 #include <memory>
 #include <string>
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 
 #define GEN_PASS_DECL
 #include "vmpack/Transforms/Passes.h.inc"
@@ -26,6 +26,6 @@ namespace mlir::vmpack {
 #define GEN_PASS_REGISTRATION
 #include "vmpack/Transforms/Passes.h.inc"
 
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 #endif // VMPACK_TRANSFORMS_PASSES_H

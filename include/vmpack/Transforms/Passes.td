@@ -46,7 +46,7 @@ def PackSubByteConstantsPass
                "ml_program.global, memref.global (default: all)">
   ];
 
-  let dependentDialects = ["::mlir::vmpack::VMPackDialect"];
+  let dependentDialects = ["::mlir::vmpack_compiler::VMPackDialect"];
 }
 
 def HoistConstantsPass : Pass<"vmpack-hoist-constants", "::mlir::ModuleOp"> {

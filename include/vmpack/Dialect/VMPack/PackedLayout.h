@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace mlir::vmpack {
+namespace mlir::vmpack_compiler {
 
 /// An MLIR element type as docs/packing.md sees it.
 struct PackedElement {
@@ -34,10 +34,10 @@ struct PackedElement {
 std::optional<PackedElement> getPackedElement(Type elementType);
 
 /// How MLIR 22 holds elements of this kind in a DenseElementsAttr:
-/// ::vmpack::mlirStorageEncoding(W) for scalars, but `byte` for complex
+/// vmpack::mlirStorageEncoding(W) for scalars, but `byte` for complex
 /// elements, because MLIR rounds each half of a complex up to whole bytes
 /// (complex<i1> takes two bytes, not two bits).
-::vmpack::Encoding getMlirStorageEncoding(PackedElement element);
+vmpack::Encoding getMlirStorageEncoding(PackedElement element);
 
 /// Whether `elementType` is packable and its W is not a multiple of 8: the
 /// types whose MLIR storage wastes bits.
@@ -60,6 +60,6 @@ bool isByteStorageType(ShapedType type);
 /// fails.
 RankedTensorType getPackedStorageTensorType(ShapedType logicalType);
 
-} // namespace mlir::vmpack
+} // namespace mlir::vmpack_compiler
 
 #endif // VMPACK_DIALECT_VMPACK_PACKEDLAYOUT_H

@@ -1,7 +1,8 @@
 //===- VMPackAttrs.h - vmpack attributes ------------------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// `mlir::vmpack::EncodingKind` and `mlir::vmpack::EncodingAttr`
+// `mlir::vmpack_compiler::EncodingKind` and
+// `mlir::vmpack_compiler::EncodingAttr`
 // (`#vmpack.encoding<packed|word|byte>`).
 //
 //===----------------------------------------------------------------------===//

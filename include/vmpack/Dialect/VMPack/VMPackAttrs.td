@@ -13,14 +13,14 @@ include "vmpack/Dialect/VMPack/VMPackBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
-/// The case values equal ::vmpack::Encoding's, which module indexes store.
+/// The case values equal vmpack::Encoding's, which module indexes store.
 def VMPack_EncodingKind : I32EnumAttr<"EncodingKind",
     "a storage encoding of docs/packing.md", [
       I32EnumAttrCase<"Packed", 0, "packed">,
       I32EnumAttrCase<"Word", 1, "word">,
       I32EnumAttrCase<"Byte", 2, "byte">
     ]> {
-  let cppNamespace = "::mlir::vmpack";
+  let cppNamespace = "::mlir::vmpack_compiler";
   let genSpecializedAttr = 0;
 }
 

@@ -12,7 +12,7 @@ include "mlir/IR/OpBase.td"
 
 def VMPack_Dialect : Dialect {
   let name = "vmpack";
-  let cppNamespace = "::mlir::vmpack";
+  let cppNamespace = "::mlir::vmpack_compiler";
   let summary = "Packed storage of sub-byte constants";
   let description = [{
     The `vmpack` dialect describes constants whose elements are narrower than

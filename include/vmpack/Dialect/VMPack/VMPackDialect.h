@@ -1,8 +1,8 @@
 //===- VMPackDialect.h - The vmpack dialect ---------------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The dialect class `mlir::vmpack::VMPackDialect`, with the name of the
-// `vmpack.logical_type` discardable attribute.
+// The dialect class `mlir::vmpack_compiler::VMPackDialect`, with the name of
+// the `vmpack.logical_type` discardable attribute.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,7 @@
 //===- VMPackOps.h - vmpack operations --------------------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// `mlir::vmpack::BitcastOp` (`vmpack.bitcast`).
+// `mlir::vmpack_compiler::BitcastOp` (`vmpack.bitcast`).
 //
 //===----------------------------------------------------------------------===//
 
