@@ -161,6 +161,21 @@ template <uint32_t W> struct Kernels {
     return v & kMask;
   }
 
+  /// The Bits-bit field at bit offset `bit` of a packed stream, where the
+  /// 8-byte load at bit / 8 (and the ninth byte, when the field straddles
+  /// it) is known to be inside the input.
+  template <uint32_t Bits>
+  static uint64_t loadFieldInside(const uint8_t *in, uint64_t bit) {
+    uint64_t v = loadLE<8>(in + bit / 8) >> (bit % 8);
+    if constexpr (Bits > 56)
+      if (bit % 8 + Bits > 64)
+        v |= uint64_t(in[bit / 8 + 8]) << (64 - bit % 8);
+    if constexpr (Bits == 64)
+      return v;
+    else
+      return v & ((uint64_t(1) << Bits) - 1);
+  }
+
   static uint64_t loadWordElement(const uint8_t *in, uint64_t k) {
     uint64_t word = loadLE<kWordBytes>(in + k / kPerWord * kWordBytes);
     return (word >> (k % kPerWord * W)) & kMask;
@@ -250,14 +265,8 @@ template <uint32_t W> struct Kernels {
     // Elements whose 8-byte load stays inside the input need no check.
     uint64_t unchecked = srcBytes >= 9 ? ((srcBytes - 9) * 8) / W : 0;
     uint64_t k = done;
-    for (; k < unchecked; ++k) {
-      uint64_t bit = k * W;
-      uint64_t v = loadLE<8>(in + bit / 8) >> (bit % 8);
-      if constexpr (W > 56)
-        if (bit % 8 + W > 64)
-          v |= uint64_t(in[bit / 8 + 8]) << (64 - bit % 8);
-      storeLE<kBytes>(out + k * kBytes, v & kMask);
-    }
+    for (; k < unchecked; ++k)
+      storeLE<kBytes>(out + k * kBytes, loadFieldInside<W>(in, k * W));
     for (; k < n; ++k)
       storeLE<kBytes>(out + k * kBytes, loadPackedElement(in, srcBytes, k));
   }
@@ -312,20 +321,13 @@ template <uint32_t W> struct Kernels {
   static void packedToWord(const uint8_t *in, uint8_t *out, uint64_t n) {
     static_assert(kHasDirectWord, "wide widths only");
     constexpr uint32_t kField = kPerWord * W;
-    constexpr uint64_t kFieldMask =
-        kField == 64 ? ~uint64_t(0) : (uint64_t(1) << kField) - 1;
     uint64_t srcBytes = (n * W + 7) / 8;
     uint64_t words = n / kPerWord;
     uint64_t unchecked = srcBytes >= 9 ? ((srcBytes - 9) * 8) / kField : 0;
     uint64_t w = 0;
-    for (uint64_t end = std::min(words, unchecked); w < end; ++w) {
-      uint64_t bit = w * kField;
-      uint64_t v = loadLE<8>(in + bit / 8) >> (bit % 8);
-      if constexpr (kField > 56)
-        if (bit % 8 + kField > 64)
-          v |= uint64_t(in[bit / 8 + 8]) << (64 - bit % 8);
-      storeLE<kWordBytes>(out + w * kWordBytes, v & kFieldMask);
-    }
+    for (uint64_t end = std::min(words, unchecked); w < end; ++w)
+      storeLE<kWordBytes>(out + w * kWordBytes,
+                          loadFieldInside<kField>(in, w * kField));
     // The last words, the partial one included, element by element.
     for (uint64_t k = w * kPerWord; k < n; k += kPerWord, ++w) {
       uint64_t acc = 0;
@@ -340,6 +342,8 @@ template <uint32_t W> struct Kernels {
   static void wordToPacked(const uint8_t *in, uint8_t *out, uint64_t n) {
     static_assert(kHasDirectWord, "wide widths only");
     constexpr uint32_t kField = kPerWord * W;
+    constexpr uint64_t kFieldMask =
+        kField == 64 ? ~uint64_t(0) : (uint64_t(1) << kField) - 1;
     uint64_t acc = 0;
     unsigned used = 0;
     auto put = [&](uint64_t value, unsigned bits) {
@@ -356,9 +360,7 @@ template <uint32_t W> struct Kernels {
     };
     uint64_t words = n / kPerWord;
     for (uint64_t w = 0; w < words; ++w)
-      put(loadLE<kWordBytes>(in + w * kWordBytes) &
-              (kField == 64 ? ~uint64_t(0) : (uint64_t(1) << kField) - 1),
-          kField);
+      put(loadLE<kWordBytes>(in + w * kWordBytes) & kFieldMask, kField);
     if (unsigned rest = unsigned(n % kPerWord))
       put(loadLE<kWordBytes>(in + words * kWordBytes) &
               ((uint64_t(1) << (rest * W)) - 1),
@@ -391,14 +393,8 @@ template <uint32_t W> struct Kernels {
             out[i + j] = (x >> (j * W)) & kMask;
         }
       }
-      for (; first + i < unchecked && i < n; ++i) {
-        uint64_t bit = (first + i) * W;
-        uint64_t v = loadLE<8>(in + bit / 8) >> (bit % 8);
-        if constexpr (W > 56)
-          if (bit % 8 + W > 64)
-            v |= uint64_t(in[bit / 8 + 8]) << (64 - bit % 8);
-        out[i] = v & kMask;
-      }
+      for (; first + i < unchecked && i < n; ++i)
+        out[i] = loadFieldInside<W>(in, (first + i) * W);
       for (; i < n; ++i)
         out[i] = loadPackedElement(in, srcBytes, first + i);
       return;
