@@ -108,12 +108,34 @@ DenseResourceElementsAttr makePackedValue(const TensorSpec &spec,
                                         std::move(blob));
 }
 
+/// The value of an int4 global in streamed form: a blob of MLIR's storage
+/// layout whose bytes are generated when the bytecode writer writes them.
+/// MLIR gets it unmanaged: the StreamedBlobs own the reservation.
+DenseResourceElementsAttr makeStreamedValue(const TensorSpec &spec,
+                                            RankedTensorType type,
+                                            const WeightStream &stream,
+                                            StreamedBlobs &streamed) {
+  static_assert(StreamedBlobs::kChunkBytes % 16 == 0,
+                "chunks start on a word of the weight stream");
+  llvm::ArrayRef<char> range =
+      streamed.add(spec.numElements(),
+                   [stream](uint64_t offset, uint8_t *out, uint64_t size) {
+                     // One byte per element: offsets are element indices, and a
+                     // chunk boundary is a multiple of 16.
+                     stream.fillInt4Storage(out, offset, size);
+                   });
+  return DenseResourceElementsAttr::get(
+      type, spec.name,
+      UnmanagedAsmResourceBlob::allocateWithAlign(range, kBlobAlignment));
+}
+
 } // namespace
 
 namespace vmpack::gen {
 OwningOpRef<ModuleOp> buildLlamaModule(MLIRContext &context,
                                        const LlamaConfig &config, uint64_t seed,
-                                       WeightForm form, BuildTimings &timings) {
+                                       WeightForm form, BuildTimings &timings,
+                                       StreamedBlobs *streamed) {
   Location loc = UnknownLoc::get(&context);
   OpBuilder builder(&context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
@@ -148,6 +170,8 @@ OwningOpRef<ModuleOp> buildLlamaModule(MLIRContext &context,
       int64_t bytes = static_cast<int64_t>((spec.numElements() + 1) / 2);
       storageType = RankedTensorType::get({bytes}, i8);
       value = makePackedValue(spec, storageType, stream, timings);
+    } else if (isWeight && form == WeightForm::StreamedResource) {
+      value = makeStreamedValue(spec, logicalType, stream, *streamed);
     } else {
       value = makeDenseValue(spec, logicalType, stream, scratch, timings);
     }

@@ -13,6 +13,7 @@
 #define VMPACK_TOOLS_VMPACKGEN_MODELBUILDER_H
 
 #include "LlamaModel.h"
+#include "StreamedBlobs.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -28,6 +29,11 @@ enum class WeightForm {
   /// tagged `vmpack.logical_type = tensor<RxCxi4>`, and a `vmpack.bitcast`
   /// back to the logical type after each load. f16 norms stay dense.
   Packed,
+  /// `dense_resource<...> : tensor<RxCxi4>` whose blob is in MLIR's own
+  /// storage layout (one byte per element, as in `dense<...>`), produced
+  /// only as the bytecode writer writes it (StreamedBlobs.h). f16 norms
+  /// stay dense.
+  StreamedResource,
 };
 
 /// Where the time went, for --timing.
@@ -37,10 +43,14 @@ struct BuildTimings {
 };
 
 /// Builds the module. The MLIR context must have the func and ml_program
-/// dialects loaded, and vmpack's for WeightForm::Packed.
+/// dialects loaded, and vmpack's for WeightForm::Packed. For
+/// WeightForm::StreamedResource, `streamed` holds the blobs, must outlive
+/// the module, and the module can only be written as bytecode through a
+/// BlobFillingStream.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildLlamaModule(mlir::MLIRContext &context, const LlamaConfig &config,
-                 uint64_t seed, WeightForm form, BuildTimings &timings);
+                 uint64_t seed, WeightForm form, BuildTimings &timings,
+                 StreamedBlobs *streamed = nullptr);
 
 } // namespace vmpack::gen
 

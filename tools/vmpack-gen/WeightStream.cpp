@@ -3,6 +3,7 @@
 
 #include "WeightStream.h"
 
+#include <cassert>
 #include <cstring>
 
 using namespace vmpack::gen;
@@ -68,13 +69,16 @@ void WeightStream::fillInt4Packed(uint8_t *out, uint64_t numElements) const {
     tail[rest / 2] &= 0x0F;
 }
 
-void WeightStream::fillInt4Storage(uint8_t *out, uint64_t numElements) const {
+void WeightStream::fillInt4Storage(uint8_t *out, uint64_t firstElement,
+                                   uint64_t numElements) const {
+  assert(firstElement % 16 == 0 && "a slice starts on a word boundary");
+  const uint64_t firstWord = firstElement / 16;
   const uint64_t fullWords = numElements / 16;
   uint64_t words[kBlockWords];
   for (uint64_t first = 0; first < fullWords; first += kBlockWords) {
     uint64_t count =
         fullWords - first < kBlockWords ? fullWords - first : kBlockWords;
-    generateBlock(key, first, count, words);
+    generateBlock(key, firstWord + first, count, words);
     // Lay the block out packed, then split every byte into its two
     // nibbles: a byte-wise loop the compiler turns into vector shuffles.
     uint8_t packed[8 * kBlockWords];
@@ -87,7 +91,7 @@ void WeightStream::fillInt4Storage(uint8_t *out, uint64_t numElements) const {
     }
   }
   uint64_t rest = numElements % 16;
-  uint64_t last = rest ? word(fullWords) : 0;
+  uint64_t last = rest ? word(firstWord + fullWords) : 0;
   for (uint64_t k = 0; k < rest; ++k)
     out[16 * fullWords + k] = static_cast<uint8_t>((last >> (4 * k)) & 0xF);
 }

@@ -37,7 +37,15 @@ public:
 
   /// Writes the same elements as MLIR stores them: one byte per element,
   /// value in the low nibble, high nibble zero.
-  void fillInt4Storage(uint8_t *out, uint64_t numElements) const;
+  void fillInt4Storage(uint8_t *out, uint64_t numElements) const {
+    fillInt4Storage(out, 0, numElements);
+  }
+
+  /// Writes elements `firstElement` .. `firstElement + numElements - 1` in
+  /// the same layout (element `firstElement` to out[0]). `firstElement` must
+  /// be a multiple of 16, the elements of one word.
+  void fillInt4Storage(uint8_t *out, uint64_t firstElement,
+                       uint64_t numElements) const;
 
   /// Writes `numElements` f16 bit patterns with values in [0.5, 2), as a
   /// normalization weight would hold.

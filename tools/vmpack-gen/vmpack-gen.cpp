@@ -1,14 +1,17 @@
 //===- vmpack-gen.cpp - Writes llama2-shaped int4 models ------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// vmpack-gen -o OUT [--format=mlir|mlir-packed|mlirbc-dense|mlirbc-packed]
+// vmpack-gen -o OUT [--format=mlir|mlir-packed|mlirbc-dense|mlirbc-packed|
+//                              mlirbc-resource]
 //            [--layers N] [--dim D] [--hidden H] [--vocab V]
 //            [--tie-embeddings] [--seed S] [--timing]
 //
 // Writes a synthetic, deterministic llama2-shaped model whose projection
 // weights are int4: the input for vmpack's tests, demo and benchmarks. The
 // same flags give byte-identical output; the output appears under its name
-// only when complete (written to a temporary file, then renamed).
+// only when complete (written to a temporary file, then renamed). With
+// --format=mlirbc-resource the weights are generated while they are written
+// (StreamedBlobs.h), so the model may be larger than memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +36,13 @@ using namespace mlir;
 using namespace vmpack::gen;
 
 namespace {
-enum class OutputFormat { Text, PackedText, DenseBytecode, PackedBytecode };
+enum class OutputFormat {
+  Text,
+  PackedText,
+  DenseBytecode,
+  PackedBytecode,
+  ResourceBytecode
+};
 
 llvm::cl::OptionCategory category("vmpack-gen options");
 
@@ -52,7 +61,11 @@ llvm::cl::opt<OutputFormat> format(
                    "MLIR bytecode, weights as dense elements"),
         clEnumValN(OutputFormat::PackedBytecode, "mlirbc-packed",
                    "MLIR bytecode, weights packed as dense_resource blobs "
-                   "(vmpack `packed` encoding) with vmpack.bitcast")),
+                   "(vmpack `packed` encoding) with vmpack.bitcast"),
+        clEnumValN(OutputFormat::ResourceBytecode, "mlirbc-resource",
+                   "MLIR bytecode, weights as dense_resource blobs in MLIR's "
+                   "storage layout, generated while written (any size, "
+                   "little memory)")),
     llvm::cl::init(OutputFormat::DenseBytecode), llvm::cl::cat(category));
 llvm::cl::opt<unsigned> layers("layers",
                                llvm::cl::desc("Transformer layers (default 1)"),
@@ -85,8 +98,10 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// Writes the module to `os` in the chosen format.
-LogicalResult emit(ModuleOp module, llvm::raw_ostream &os) {
+/// Writes the module to `os` in the chosen format; `streamed` holds the
+/// blobs of the mlirbc-resource format.
+LogicalResult emit(ModuleOp module, StreamedBlobs &streamed,
+                   llvm::raw_ostream &os) {
   switch (format) {
   case OutputFormat::Text:
   case OutputFormat::PackedText:
@@ -95,15 +110,20 @@ LogicalResult emit(ModuleOp module, llvm::raw_ostream &os) {
   case OutputFormat::DenseBytecode:
   case OutputFormat::PackedBytecode:
     return writeBytecodeToFile(module, os, BytecodeWriterConfig("vmpack-gen"));
+  case OutputFormat::ResourceBytecode: {
+    BlobFillingStream filling(streamed, os);
+    return writeBytecodeToFile(module, filling,
+                               BytecodeWriterConfig("vmpack-gen"));
+  }
   }
   llvm_unreachable("unknown format");
 }
 
 /// Writes through a temporary file in the output's directory and renames it
 /// into place, so a reader never sees a half-written model.
-LogicalResult writeOutput(ModuleOp module) {
+LogicalResult writeOutput(ModuleOp module, StreamedBlobs &streamed) {
   if (outputPath == "-")
-    return emit(module, llvm::outs());
+    return emit(module, streamed, llvm::outs());
   auto temp = llvm::sys::fs::TempFile::create(outputPath + ".tmp-%%%%%%");
   if (!temp) {
     llvm::errs() << "vmpack-gen: cannot create a temporary file next to '"
@@ -114,7 +134,7 @@ LogicalResult writeOutput(ModuleOp module) {
   bool ok;
   {
     llvm::raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
-    ok = succeeded(emit(module, os));
+    ok = succeeded(emit(module, streamed, os));
     os.flush();
     if (os.has_error()) {
       llvm::errs() << "vmpack-gen: writing '" << outputPath
@@ -153,10 +173,12 @@ int main(int argc, char **argv) {
                       mlir::vmpack_compiler::VMPackDialect>();
   context.disableMultithreading();
 
-  WeightForm form = format == OutputFormat::PackedText ||
-                            format == OutputFormat::PackedBytecode
-                        ? WeightForm::Packed
-                        : WeightForm::Dense;
+  WeightForm form = WeightForm::Dense;
+  if (format == OutputFormat::PackedText ||
+      format == OutputFormat::PackedBytecode)
+    form = WeightForm::Packed;
+  else if (format == OutputFormat::ResourceBytecode)
+    form = WeightForm::StreamedResource;
   LlamaConfig config;
   config.layers = layers;
   config.dim = dim;
@@ -166,14 +188,16 @@ int main(int argc, char **argv) {
 
   auto start = Clock::now();
   BuildTimings timings;
+  // Outlives the module, whose blobs it reserves.
+  StreamedBlobs streamed;
   OwningOpRef<ModuleOp> module =
-      buildLlamaModule(context, config, seed, form, timings);
+      buildLlamaModule(context, config, seed, form, timings, &streamed);
   double buildSeconds = secondsSince(start);
   if (failed(verify(*module)))
     return 1;
 
   start = Clock::now();
-  if (failed(writeOutput(*module)))
+  if (failed(writeOutput(*module, streamed)))
     return 1;
   double writeSeconds = secondsSince(start);
 
