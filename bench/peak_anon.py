@@ -44,7 +44,7 @@ def read_status(pid):
         return None
 
 
-def run(command, interval_ms=2.0, limit_as=0):
+def run(command, interval_ms=2.0, limit_as=0, env=None):
     """Runs `command`; returns its exit code, wall time and memory peaks."""
 
     def limit():
@@ -52,7 +52,7 @@ def run(command, interval_ms=2.0, limit_as=0):
             resource.setrlimit(resource.RLIMIT_AS, (limit_as, limit_as))
 
     start = time.monotonic()
-    proc = subprocess.Popen(command, preexec_fn=limit)
+    proc = subprocess.Popen(command, preexec_fn=limit, env=env)
     peak = {"RssAnon": 0, "VmHWM": 0, "VmPeak": 0}
     samples = 0
     while True:

@@ -35,6 +35,8 @@ config.substitutions.append(
 # unit tests cover every case in-process there.
 config.substitutions.append(
     ("%damage_stride", "7" if config.vmpack_sanitize else "1"))
+if config.vmpack_sanitize:
+    config.available_features.add("sanitizers")
 config.substitutions.append(
     ("%fault_inject",
      os.path.join(config.vmpack_lib_dir, "libvmpack-fault-inject.so")))
