@@ -9,10 +9,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "AlignedInput.h"
+#include "ForeignRuntime.h"
 
 #include "vmpack/Formats/Safetensors.h"
 
 #include <cstdlib>
+#include <cstring>
 
 using namespace vmpack::formats;
 
@@ -26,8 +28,17 @@ static volatile uint8_t sink;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   vmpack::fuzz::AlignedInput input(data, size);
   StatusOr<SafetensorsFile> file = readSafetensors(input.data(), input.size());
+  // The runtime recognises the format by its first bytes.
+  bool recognised =
+      input.size() >= 9 && input.data()[8] == '{' &&
+      !(input.size() >= 4 && std::memcmp(input.data(), "GGUF", 4) == 0) &&
+      !(input.size() >= 4 && std::memcmp(input.data(), "IRPA", 4) == 0);
   if (!file) {
     check(!file.status().message().empty());
+    if (recognised)
+      vmpack::fuzz::checkForeignRuntime(input.data(), input.size(),
+                                        VMPACK_CONTAINER_SAFETENSORS, false, 0,
+                                        0);
     return 0;
   }
   uint64_t previousEnd = 0;
@@ -40,5 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       sink = input.data()[t.offset] ^ input.data()[t.offset + t.length - 1];
   }
   check(previousEnd <= size);
+  if (recognised)
+    vmpack::fuzz::checkForeignRuntime(
+        input.data(), input.size(), VMPACK_CONTAINER_SAFETENSORS, true,
+        file->tensors.size(), file->metadata.size());
   return 0;
 }

@@ -1,13 +1,14 @@
 //===- UnpackFuzzer.cpp - Fuzz target: the C API's unpacking --------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Opens any byte string with vmpack_module_open_memory and, for every
-// segment it accepts, unpacks ranges to every dtype into buffers of exactly
-// the needed size. Segment data is not verified first: opening promises
-// that unpacking is memory-safe whatever the stored bytes are. Ranges that
-// succeed must agree with each other across dtypes and sub-ranges. Inputs
-// whose only fault is the index CRC run again with it repaired
-// (IndexChecksum.h), so mutated types and encodings reach the kernels.
+// Opens any byte string with vmpack_module_open_memory (a .vmpk, .irpa,
+// safetensors or GGUF file) and, for every segment it accepts, unpacks ranges
+// to every dtype into buffers of exactly the needed size. Segment data is not
+// verified first: opening promises that unpacking is memory-safe whatever the
+// stored bytes are. Ranges that succeed must agree with each other across
+// dtypes and sub-ranges. Inputs whose only fault is the index CRC run again
+// with it repaired (IndexChecksum.h), so mutated types and encodings reach the
+// kernels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -147,11 +148,21 @@ void checkModule(const vmpack::fuzz::AlignedInput &input) {
   const void *program;
   uint64_t programLength;
   check(vmpack_module_program(m, &program, &programLength) ==
-        (vmpack_module_container(m) == VMPACK_CONTAINER_IRPA
-             ? VMPACK_ERROR_UNSUPPORTED
-             : VMPACK_OK));
-  for (size_t i = 0; i < vmpack_module_segment_count(m); ++i)
+        (vmpack_module_container(m) == VMPACK_CONTAINER_VMPK
+             ? VMPACK_OK
+             : VMPACK_ERROR_UNSUPPORTED));
+  for (size_t i = 0; i < vmpack_module_segment_count(m); ++i) {
     fuzzSegment(m, i);
+    vmpack_foreign_info_t foreign;
+    check(vmpack_segment_foreign_info(m, i, &foreign) == VMPACK_OK);
+    if (foreign.type[0])
+      check(foreign.rank == 0 || foreign.shape[foreign.rank - 1] >= 0);
+  }
+  for (size_t i = 0; i < vmpack_module_metadata_count(m); ++i) {
+    vmpack_metadata_entry_t e;
+    check(vmpack_module_metadata_entry(m, i, &e) == VMPACK_OK);
+    check(e.key[e.key_length] == '\0' && e.value[e.value_length] == '\0');
+  }
   vmpack_module_close(m);
 }
 

@@ -9,7 +9,11 @@
  *
  * The same calls open an IREE parameter archive (.irpa, docs/irpa.md),
  * recognised by its first bytes "IRPA". Its entries appear as segments
- * without types: see vmpack_segment_kind_t.
+ * without types: see vmpack_segment_kind_t. They also open safetensors
+ * and GGUF files (docs/interop.md), recognised by their first bytes: their
+ * tensors are typed segments, their metadata is listed by
+ * vmpack_module_metadata_entry, and a GGUF block-quantized tensor is a
+ * segment of ui8 bytes whose ggml type vmpack_segment_foreign_info gives.
  *
  * Errors: every fallible call returns a vmpack_status_t. On failure, a
  * message saying what went wrong and where is available from
@@ -88,8 +92,10 @@ typedef enum vmpack_encoding {
 
 /* The kind of file a module was opened from. */
 typedef enum vmpack_container {
-  VMPACK_CONTAINER_VMPK = 0, /* a vmpack module archive (docs/format.md) */
-  VMPACK_CONTAINER_IRPA = 1  /* an IREE parameter archive (docs/irpa.md) */
+  VMPACK_CONTAINER_VMPK = 0,        /* module archive (docs/format.md) */
+  VMPACK_CONTAINER_IRPA = 1,        /* IREE parameters (docs/irpa.md)  */
+  VMPACK_CONTAINER_SAFETENSORS = 2, /* docs/interop.md                 */
+  VMPACK_CONTAINER_GGUF = 3         /* docs/interop.md                 */
 } vmpack_container_t;
 
 /* What a segment is. A .vmpk segment is typed. An .irpa entry carries no
@@ -166,12 +172,34 @@ typedef struct vmpack_module vmpack_module_t;
 /* Maps `path` read-only and performs the structural verification (time
  * proportional to the index, not the data). A .vmpk or an .irpa, by its
  * first bytes; an .irpa's offsets are all checked to lie inside the file
- * and their segments (docs/irpa.md, "Reading"). */
+ * and their segments (docs/irpa.md, "Reading").
+ *
+ * A GGUF file (first bytes "GGUF") or a safetensors file (an 8-byte header
+ * length, then '{') is parsed by the formats layer's readers, which check
+ * every offset, length, shape and type (docs/interop.md, "Reading"); a
+ * file named *.safetensors or *.gguf that is none of these formats gets
+ * that format's error message. Their segments:
+ *  - kind VMPACK_SEGMENT_TYPED, the element type of the interop table
+ *    (docs/interop.md), encoding VMPACK_ENCODING_BYTE, or
+ *    VMPACK_ENCODING_PACKED for sub-byte types (safetensors F4, F6_*, and
+ *    the sub-byte integers stored as U8 with a "vmpack.type.NAME" metadata
+ *    key, read back as their logical type);
+ *  - a GGUF block-quantized tensor (Q4_0, Q4_K, IQ2_XS, ...): ui8, shape
+ *    [length], byte encoding (its bytes, as a foreign .vmpk segment is;
+ *    docs/format.md section 4.4), with its ggml type and logical shape
+ *    from vmpack_segment_foreign_info;
+ *  - data is the tensor's bytes in the file (no copy; unpacking reads them
+ *    in place), offset absolute, checksum 0 (neither format has
+ *    checksums), source_kind VMPACK_SOURCE_DENSE, source_key "";
+ *  - alignment: GGUF's general.alignment (every tensor's offset is a
+ *    multiple); safetensors declares none, so the largest power of two, at
+ *    most 4096, that divides the tensor's offset. */
 vmpack_status_t vmpack_module_open_file(const char *path,
                                         vmpack_module_t **out_module);
 
 /* The same over [data, data + size), which must outlive the module and,
- * for a .vmpk, be 16-byte aligned. Nothing is copied. */
+ * for a .vmpk, be 16-byte aligned (.irpa, safetensors and GGUF need no
+ * alignment). Nothing is copied. */
 vmpack_status_t vmpack_module_open_memory(const void *data, size_t size,
                                           vmpack_module_t **out_module);
 
@@ -234,7 +262,8 @@ vmpack_load_mode_t vmpack_module_load_mode(const vmpack_module_t *module);
 
 /* Checks one segment's CRC-32, once per module: later calls return the
  * first result. VMPACK_ERROR_CHECKSUM names the segment and its bytes. An
- * .irpa file has no checksums: its entries always pass. */
+ * .irpa, safetensors or GGUF file has no checksums: its segments always
+ * pass (and VMPACK_VERIFY_LAZY checks nothing). */
 vmpack_status_t vmpack_segment_verify(const vmpack_module_t *module,
                                       size_t index);
 
@@ -247,21 +276,27 @@ void vmpack_module_close(vmpack_module_t *module);
  * damaged entry and its byte range.
  * An .irpa has no checksums: verification checks its layout instead (no
  * overlapping segments or entries, data at its minimum alignment) and
- * returns VMPACK_ERROR_FORMAT on a violation; damaged data goes unseen. */
+ * returns VMPACK_ERROR_FORMAT on a violation; damaged data goes unseen.
+ * Neither have safetensors and GGUF: opening already checked their whole
+ * layout (in range, no overlaps; safetensors: no holes), so verification
+ * returns VMPACK_OK without reading the data, and damaged data goes unseen
+ * (as with VMPACK_VERIFY_FULL, which is allowed for them). */
 vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
                                      unsigned threads);
 
 /* VMPACK_CONTAINER_VMPK for a null module. */
 vmpack_container_t vmpack_module_container(const vmpack_module_t *module);
 
-/* Name and producer are "" for an .irpa; its format version is the
- * archive's major version (0). */
+/* Name and producer are "" for an .irpa, a safetensors and a GGUF file.
+ * The format version of an .irpa is the archive's major version (0), of a
+ * GGUF file its version (2 or 3), of a safetensors file 0 (it has none). */
 const char *vmpack_module_name(const vmpack_module_t *module);
 const char *vmpack_module_producer(const vmpack_module_t *module);
 uint32_t vmpack_module_format_version(const vmpack_module_t *module);
 
 /* The program entry's bytes (MLIR bytecode; opaque to the runtime).
- * VMPACK_ERROR_UNSUPPORTED for an .irpa, which has no program. */
+ * VMPACK_ERROR_UNSUPPORTED for an .irpa, safetensors or GGUF file, which
+ * have no program. */
 vmpack_status_t vmpack_module_program(const vmpack_module_t *module,
                                       const void **out_data,
                                       uint64_t *out_length);
@@ -278,6 +313,60 @@ vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
 vmpack_status_t vmpack_module_find_segment(const vmpack_module_t *module,
                                            const char *name, size_t name_length,
                                            size_t *out_index);
+
+/* What a segment holds in another ecosystem's layout (a GGUF
+ * block-quantized tensor, or the foreign .vmpk segment it was converted
+ * into): the segment itself is ui8 bytes. A separate call rather than new
+ * fields of vmpack_segment_info_t, which callers allocate: that struct's
+ * size stays what existing programs were compiled with. */
+typedef struct vmpack_foreign_info {
+  /* "ggml.Q4_0", "ggml.Q4_K", ... ("ggml." and ggml's type name, as
+   * docs/interop.md lists them), or "" when the segment is not foreign (all
+   * other fields are then 0 / NULL). */
+  const char *type;
+  uint32_t type_id;     /* the ggml_type number                  */
+  size_t rank;          /* the tensor's logical shape, outermost */
+  const int64_t *shape; /* first (GGUF stores the reverse)       */
+} vmpack_foreign_info_t;
+
+vmpack_status_t vmpack_segment_foreign_info(const vmpack_module_t *module,
+                                            size_t index,
+                                            vmpack_foreign_info_t *out_info);
+
+/* One metadata key/value pair. Pointers stay valid while the module is
+ * open; strings are NUL-terminated and may hold NUL bytes (lengths given).
+ * Listed in file order:
+ *  - .vmpk: the module's string metadata (format version 2, docs/format.md
+ *    section 4.4), value_type "string";
+ *  - safetensors: "__metadata__" (keys sorted), value_type "string",
+ *    without the "vmpack.type.NAME" records already applied to tensors;
+ *  - GGUF: every key/value pair (likewise without vmpack.type.*). Values as
+ *    text: strings as they are; integers in decimal; float32/float64 with 9
+ *    and 17 significant digits (they read back exactly), NaN, Infinity,
+ *    -Infinity; bool "true"/"false"; arrays as JSON arrays of those (strings
+ *    JSON-quoted). value_type is "uint8", "int8", "uint16", "int16",
+ *    "uint32", "int32", "uint64", "int64", "float32", "float64", "bool",
+ *    "string", or "array<T>" with T one of those;
+ *  - .irpa: none. */
+typedef struct vmpack_metadata_entry {
+  const char *key;
+  size_t key_length;
+  const char *value;
+  size_t value_length;
+  const char *value_type;
+} vmpack_metadata_entry_t;
+
+size_t vmpack_module_metadata_count(const vmpack_module_t *module);
+
+vmpack_status_t
+vmpack_module_metadata_entry(const vmpack_module_t *module, size_t index,
+                             vmpack_metadata_entry_t *out_entry);
+
+/* Finds a metadata entry by its exact key; VMPACK_ERROR_NOT_FOUND if
+ * absent. */
+vmpack_status_t vmpack_module_find_metadata(const vmpack_module_t *module,
+                                            const char *key, size_t key_length,
+                                            size_t *out_index);
 
 /* Unpacks elements [first, first + count) of a segment into `dst`
  * (`dst_size` bytes): integers widen sign-aware (iN, siN, index sign-extend;

@@ -3,15 +3,19 @@
 //
 // A thin layer: argument checking, status codes and the thread-local error
 // message. All format knowledge lives in lib/Archive (.vmpk) and lib/Formats
-// (.irpa), and all element knowledge in lib/Pack.
+// (.irpa, and safetensors and GGUF through ForeignFormats.h), and all
+// element knowledge in lib/Pack.
 //
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/vmpack.h"
 
+#include "ForeignFormats.h"
+
 #include "vmpack/Archive/ArchiveReader.h"
 #include "vmpack/Archive/Format.h"
 #include "vmpack/Archive/LoadedFile.h"
+#include "vmpack/Formats/Gguf.h"
 #include "vmpack/Formats/IrpaReader.h"
 #include "vmpack/Pack/Convert.h"
 
@@ -27,6 +31,9 @@ using namespace vmpack::archive;
 using vmpack::formats::IrpaEntry;
 using vmpack::formats::IrpaEntryKind;
 using vmpack::formats::IrpaReader;
+using vmpack::runtime::ForeignContainer;
+using vmpack::runtime::ForeignFile;
+using vmpack::runtime::MetadataEntry;
 
 static_assert(VMPACK_ENCODING_PACKED == int(Encoding::Packed) &&
                   VMPACK_ENCODING_WORD == int(Encoding::Word) &&
@@ -39,12 +46,18 @@ struct SegmentCheck {
   Status result = Status::ok();
 };
 
-/// Exactly one of `reader` (.vmpk) and `irpa` is set.
+/// Exactly one of `reader` (.vmpk), `irpa` and `foreign` (safetensors,
+/// GGUF) is set.
 struct vmpack_module {
   std::unique_ptr<LoadedFile> file; // null when opened from memory
   std::unique_ptr<ArchiveReader> reader;
   std::unique_ptr<IrpaReader> irpa;
+  std::unique_ptr<ForeignFile> foreign;
   std::vector<std::string> elementTypeNames;
+  /// .vmpk: the module's metadata, and each constant's foreign type name
+  /// ("" for most).
+  std::vector<MetadataEntry> vmpkMetadata;
+  std::vector<std::string> vmpkForeignTypes;
   /// Per constant of a .vmpk: vmpack_segment_verify and lazy verification.
   std::unique_ptr<SegmentCheck[]> checks;
   bool lazy = false;
@@ -64,9 +77,65 @@ vmpack_status_t invalid(const char *function, const char *what) {
               std::string(function) + ": " + what);
 }
 
+/// A .vmpk's metadata and foreign segments, for the C API. A foreign
+/// segment's ggml type and shape must give exactly its length (as the
+/// formats layer requires when it reads the module).
+vmpack_status_t describeVmpk(vmpack_module &m, const std::string &where) {
+  for (const auto &[key, value] : m.reader->metadata())
+    m.vmpkMetadata.push_back({key, value, "string"});
+  size_t n = m.reader->numConstants();
+  m.vmpkForeignTypes.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const SegmentInfo &s = m.reader->constant(i);
+    if (s.foreignKind == kForeignNone)
+      continue;
+    StatusOr<uint64_t> bytes =
+        vmpack::formats::ggmlTensorBytes(s.foreignType, s.foreignShape);
+    std::optional<std::string> name =
+        vmpack::runtime::ggmlForeignTypeName(s.foreignType);
+    if (s.foreignKind != kForeignGgml || !bytes || !name || *bytes != s.length)
+      return fail(VMPACK_ERROR_FORMAT,
+                  where + "segment '" + printableName(s.name) +
+                      "': ggml type " + std::to_string(s.foreignType) +
+                      (bytes
+                           ? " of that shape needs " + std::to_string(*bytes) +
+                                 " bytes, not " + std::to_string(s.length)
+                           : ": " + bytes.status().message()));
+    m.vmpkForeignTypes[i] = std::move(*name);
+  }
+  return VMPACK_OK;
+}
+
+/// Opens a safetensors or GGUF file.
+vmpack_status_t openForeign(ForeignContainer container,
+                            std::unique_ptr<LoadedFile> file,
+                            const uint8_t *data, size_t size,
+                            const std::string &where, vmpack_module_t **out) {
+  StatusOr<std::unique_ptr<ForeignFile>> foreign =
+      ForeignFile::open(container, data, size);
+  if (!foreign)
+    return fail(VMPACK_ERROR_FORMAT, where + foreign.status().message());
+  auto module = std::make_unique<vmpack_module>();
+  module->file = std::move(file);
+  module->foreign = std::move(*foreign);
+  *out = module.release();
+  return VMPACK_OK;
+}
+
+/// `hint`: the format a file's name says, used when its first bytes are
+/// not recognised, so that a damaged .safetensors gets safetensors' error.
 vmpack_status_t finishOpen(std::unique_ptr<LoadedFile> file,
                            const uint8_t *data, size_t size,
-                           const std::string &where, vmpack_module_t **out) {
+                           const std::string &where, vmpack_module_t **out,
+                           std::optional<ForeignContainer> hint = {}) {
+  std::optional<ForeignContainer> foreign =
+      vmpack::runtime::sniffForeign(data, size);
+  static const uint8_t kZipLocalHeader[4] = {'P', 'K', 3, 4};
+  if (!foreign && hint && !vmpack::formats::irpa::hasMagic(data, size) &&
+      !(size >= 4 && std::memcmp(data, kZipLocalHeader, 4) == 0))
+    foreign = hint;
+  if (foreign && !vmpack::formats::irpa::hasMagic(data, size))
+    return openForeign(*foreign, std::move(file), data, size, where, out);
   if (vmpack::formats::irpa::hasMagic(data, size)) {
     StatusOr<std::unique_ptr<IrpaReader>> irpa = IrpaReader::open(data, size);
     if (!irpa)
@@ -88,6 +157,8 @@ vmpack_status_t finishOpen(std::unique_ptr<LoadedFile> file,
     module->elementTypeNames.push_back(
         toString(module->reader->constant(i).elementType));
   module->checks.reset(new SegmentCheck[module->reader->numConstants()]);
+  if (vmpack_status_t st = describeVmpk(*module, where); st != VMPACK_OK)
+    return st;
   *out = module.release();
   return VMPACK_OK;
 }
@@ -121,15 +192,24 @@ const Status &checkConstant(const vmpack_module_t &module, size_t index) {
 
 /// `word` and `packed` coincide when whole elements tile a byte (W = 2, 4):
 /// use the form the fast kernels know best.
-Encoding effectiveEncoding(const SegmentInfo &s) {
-  uint32_t w = s.elementType.scalarBits();
-  if (s.encoding == Encoding::Word && (w == 2 || w == 4))
+Encoding effectiveEncoding(const ElementType &type, Encoding encoding) {
+  uint32_t w = type.scalarBits();
+  if (encoding == Encoding::Word && (w == 2 || w == 4))
     return Encoding::Packed;
-  return s.encoding;
+  return encoding;
 }
 
 size_t segmentCount(const vmpack_module_t &m) {
+  if (m.foreign)
+    return m.foreign->numTensors();
   return m.irpa ? m.irpa->numEntries() : m.reader->numConstants();
+}
+
+const std::vector<MetadataEntry> &metadataOf(const vmpack_module_t &m) {
+  static const std::vector<MetadataEntry> none;
+  if (m.foreign)
+    return m.foreign->metadata();
+  return m.reader ? m.vmpkMetadata : none;
 }
 
 vmpack_status_t badIndex(const vmpack_module_t &m, size_t index) {
@@ -281,7 +361,8 @@ vmpack_module_open_file_with_options(const char *path,
     vmpack_module_t *module = nullptr;
     std::string where = std::string(path) + ": ";
     if (vmpack_status_t st =
-            finishOpen(std::move(*file), data, size, where, &module);
+            finishOpen(std::move(*file), data, size, where, &module,
+                       vmpack::runtime::foreignFromPath(path));
         st != VMPACK_OK)
       return st;
     std::unique_ptr<vmpack_module_t> owner(module);
@@ -333,8 +414,8 @@ vmpack_status_t vmpack_segment_verify(const vmpack_module_t *module,
     return invalid("vmpack_segment_verify", "null module");
   if (index >= segmentCount(*module))
     return badIndex(*module, index);
-  if (module->irpa)
-    return VMPACK_OK; // an .irpa file has no checksums
+  if (!module->reader)
+    return VMPACK_OK; // .irpa, safetensors and GGUF have no checksums
   try {
     const Status &st = checkConstant(*module, index);
     if (!st)
@@ -371,6 +452,9 @@ vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
       return fail(VMPACK_ERROR_FORMAT, st.message());
     return VMPACK_OK;
   }
+  // safetensors and GGUF: no checksums, and opening checked the layout.
+  if (module->foreign)
+    return VMPACK_OK;
   try {
     Status st = verifyAll(*module, threads);
     if (!st)
@@ -384,6 +468,10 @@ vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
 }
 
 vmpack_container_t vmpack_module_container(const vmpack_module_t *module) {
+  if (module && module->foreign)
+    return module->foreign->container() == ForeignContainer::Gguf
+               ? VMPACK_CONTAINER_GGUF
+               : VMPACK_CONTAINER_SAFETENSORS;
   return module && module->irpa ? VMPACK_CONTAINER_IRPA : VMPACK_CONTAINER_VMPK;
 }
 
@@ -398,6 +486,8 @@ const char *vmpack_module_producer(const vmpack_module_t *module) {
 uint32_t vmpack_module_format_version(const vmpack_module_t *module) {
   if (!module)
     return 0;
+  if (module->foreign)
+    return module->foreign->version();
   return module->irpa ? module->irpa->versionMajor()
                       : module->reader->formatVersion();
 }
@@ -407,10 +497,14 @@ vmpack_status_t vmpack_module_program(const vmpack_module_t *module,
                                       uint64_t *out_length) {
   if (!module || !out_data || !out_length)
     return invalid("vmpack_module_program", "null argument");
-  if (module->irpa)
+  if (!module->reader)
     return fail(VMPACK_ERROR_UNSUPPORTED,
-                "vmpack_module_program: an IREE parameter archive has no "
-                "program");
+                std::string("vmpack_module_program: ") +
+                    (module->irpa ? "an IREE parameter archive"
+                     : module->foreign->container() == ForeignContainer::Gguf
+                         ? "a GGUF file"
+                         : "a safetensors file") +
+                    " has no program");
   *out_data = module->reader->programData();
   *out_length = module->reader->program().length;
   return VMPACK_OK;
@@ -429,6 +523,10 @@ vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
     return badIndex(*module, index);
   if (module->irpa) {
     irpaSegmentInfo(*module->irpa, index, *out_info);
+    return VMPACK_OK;
+  }
+  if (module->foreign) {
+    vmpack::runtime::fillSegmentInfo(*module->foreign, index, *out_info);
     return VMPACK_OK;
   }
   const SegmentInfo &s = module->reader->constant(index);
@@ -468,7 +566,8 @@ vmpack_status_t vmpack_module_find_segment(const vmpack_module_t *module,
   if (!module || (!name && name_length) || !out_index)
     return invalid("vmpack_module_find_segment", "null argument");
   std::string_view key(name ? name : "", name_length);
-  std::optional<size_t> found = module->irpa
+  std::optional<size_t> found = module->foreign ? module->foreign->find(key)
+                                : module->irpa
                                     ? module->irpa->findEntry(key)
                                     : module->reader->findConstant(key);
   if (!found)
@@ -494,13 +593,34 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
                 "segment '" + printableName(module->irpa->entry(index).key) +
                     "': an IREE parameter archive stores no element type, so "
                     "its entries cannot be unpacked (read their bytes)");
-  const SegmentInfo &s = module->reader->constant(index);
+  // What unpacking needs, from the .vmpk index or the foreign file.
+  std::string_view name;
+  ElementType type;
+  uint64_t numElements;
+  Encoding storedEncoding;
+  const uint8_t *data;
+  if (module->foreign) {
+    const ForeignFile &f = *module->foreign;
+    const vmpack::formats::TensorInfo &t = f.tensor(index);
+    name = t.name;
+    type = t.elementType;
+    numElements = f.numElements(index);
+    storedEncoding = t.encoding;
+    data = f.tensorData(index);
+  } else {
+    const SegmentInfo &s = module->reader->constant(index);
+    name = s.name;
+    type = s.elementType;
+    numElements = s.numElements;
+    storedEncoding = s.encoding;
+    data = module->reader->constantData(index);
+  }
   uint64_t end;
-  if (__builtin_add_overflow(first, count, &end) || end > s.numElements)
+  if (__builtin_add_overflow(first, count, &end) || end > numElements)
     return fail(VMPACK_ERROR_OUT_OF_RANGE,
-                "segment '" + printableName(s.name) + "': elements [" +
+                "segment '" + printableName(name) + "': elements [" +
                     std::to_string(first) + ", +" + std::to_string(count) +
-                    ") exceed its " + std::to_string(s.numElements));
+                    ") exceed its " + std::to_string(numElements));
   unsigned dstBytes;
   switch (dtype) {
   case VMPACK_DTYPE_INT8:
@@ -516,11 +636,11 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
   default:
     return invalid("vmpack_segment_unpack", "unknown dtype");
   }
-  uint64_t perElement = s.elementType.scalarsPerElement();
+  uint64_t perElement = type.scalarsPerElement();
   uint64_t scalarFirst = first * perElement, scalarCount = count * perElement;
   if (scalarCount > SIZE_MAX / dstBytes || scalarCount * dstBytes > dst_size)
     return fail(VMPACK_ERROR_BUFFER_TOO_SMALL,
-                "segment '" + printableName(s.name) +
+                "segment '" + printableName(name) +
                     "': " + std::to_string(scalarCount) + " values need " +
                     std::to_string(scalarCount * dstBytes) +
                     " bytes, the destination has " + std::to_string(dst_size));
@@ -530,14 +650,13 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
     if (vmpack_status_t st = vmpack_segment_verify(module, index);
         st != VMPACK_OK)
       return st;
-  const ScalarType &scalar = s.elementType.scalar;
-  const uint8_t *src = module->reader->constantData(index);
-  Encoding encoding = effectiveEncoding(s);
+  const ScalarType &scalar = type.scalar;
+  const uint8_t *src = data;
+  Encoding encoding = effectiveEncoding(type, storedEncoding);
   if (dtype == VMPACK_DTYPE_FLOAT32) {
     if (!scalar.isFloat() || !floatFormat(scalar.kind))
       return fail(VMPACK_ERROR_UNSUPPORTED,
-                  "segment '" + printableName(s.name) +
-                      "': " + toString(s.elementType) +
+                  "segment '" + printableName(name) + "': " + toString(type) +
                       " does not decode to float32 (only float types of at "
                       "most 32 bits do)");
     unpackToFloat32(encoding, scalar.kind, src, scalarFirst, scalarCount,
@@ -545,13 +664,85 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
     return VMPACK_OK;
   }
   if (!scalar.isInteger() || scalar.width > 8 * dstBytes)
-    return fail(VMPACK_ERROR_UNSUPPORTED, "segment '" + printableName(s.name) +
-                                              "': " + toString(s.elementType) +
-                                              " does not fit int" +
-                                              std::to_string(8 * dstBytes));
+    return fail(VMPACK_ERROR_UNSUPPORTED,
+                "segment '" + printableName(name) + "': " + toString(type) +
+                    " does not fit int" + std::to_string(8 * dstBytes));
   unpackToInt(encoding, scalar.width, scalar.isSignExtended(), src, scalarFirst,
               scalarCount, dst, dstBytes);
   return VMPACK_OK;
+}
+
+vmpack_status_t vmpack_segment_foreign_info(const vmpack_module_t *module,
+                                            size_t index,
+                                            vmpack_foreign_info_t *out_info) {
+  if (!module || !out_info)
+    return invalid("vmpack_segment_foreign_info", "null argument");
+  if (index >= segmentCount(*module))
+    return badIndex(*module, index);
+  vmpack_foreign_info_t &i = *out_info;
+  i = vmpack_foreign_info_t();
+  i.type = "";
+  const std::string *name = nullptr;
+  const std::vector<int64_t> *shape = nullptr;
+  uint32_t typeId = 0;
+  if (module->foreign) {
+    const ForeignFile &f = *module->foreign;
+    name = &f.foreignType(index);
+    shape = &f.foreignShape(index);
+    typeId = f.tensor(index).ggmlBlockType.value_or(0);
+  } else if (module->reader) {
+    const SegmentInfo &s = module->reader->constant(index);
+    name = &module->vmpkForeignTypes[index];
+    shape = &s.foreignShape;
+    typeId = s.foreignType;
+  }
+  if (name && !name->empty()) {
+    i.type = name->c_str();
+    i.type_id = typeId;
+    i.rank = shape->size();
+    i.shape = shape->data();
+  }
+  return VMPACK_OK;
+}
+
+size_t vmpack_module_metadata_count(const vmpack_module_t *module) {
+  return module ? metadataOf(*module).size() : 0;
+}
+
+vmpack_status_t
+vmpack_module_metadata_entry(const vmpack_module_t *module, size_t index,
+                             vmpack_metadata_entry_t *out_entry) {
+  if (!module || !out_entry)
+    return invalid("vmpack_module_metadata_entry", "null argument");
+  const std::vector<MetadataEntry> &all = metadataOf(*module);
+  if (index >= all.size())
+    return fail(VMPACK_ERROR_OUT_OF_RANGE,
+                "metadata index " + std::to_string(index) + " >= count " +
+                    std::to_string(all.size()));
+  const MetadataEntry &e = all[index];
+  out_entry->key = e.key.c_str();
+  out_entry->key_length = e.key.size();
+  out_entry->value = e.value.c_str();
+  out_entry->value_length = e.value.size();
+  out_entry->value_type = e.type.c_str();
+  return VMPACK_OK;
+}
+
+vmpack_status_t vmpack_module_find_metadata(const vmpack_module_t *module,
+                                            const char *key, size_t key_length,
+                                            size_t *out_index) {
+  if (!module || (!key && key_length) || !out_index)
+    return invalid("vmpack_module_find_metadata", "null argument");
+  std::string_view wanted(key ? key : "", key_length);
+  const std::vector<MetadataEntry> &all = metadataOf(*module);
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i].key == wanted) {
+      *out_index = i;
+      return VMPACK_OK;
+    }
+  }
+  return fail(VMPACK_ERROR_NOT_FOUND,
+              "no metadata key '" + printableName(wanted) + "'");
 }
 
 } // extern "C"
