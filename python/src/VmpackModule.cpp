@@ -103,8 +103,14 @@ void createExceptionClasses(py::module_ &m) {
   const char *message = vmpack_last_error();
   std::string text = message && *message ? message : vmpack_status_name(status);
   // KeyError's str() quotes its argument; the message is clearer as is, so
-  // set it as the single argument in every case.
-  PyErr_SetString(cls, text.c_str());
+  // set it as the single argument in every case. Messages may quote bytes
+  // of a damaged file that are not UTF-8: escape those.
+  PyObject *message_object = PyUnicode_DecodeUTF8(
+      text.data(), py::ssize_t(text.size()), "backslashreplace");
+  if (!message_object)
+    throw py::error_already_set();
+  PyErr_SetObject(cls, message_object);
+  Py_DECREF(message_object);
   throw py::error_already_set();
 }
 
@@ -119,10 +125,17 @@ void check(vmpack_status_t status) {
 
 /// One open module. `owned` holds the bytes of a module opened from a
 /// Python bytes-like object (copied once, to get the alignment the C API
-/// needs and a lifetime Python cannot cut short).
+/// needs and a lifetime Python cannot cut short). `buffer` is the caller's
+/// buffer a file was read into: holding the buffer export keeps the object
+/// alive and (for a bytearray) unresizable while the module uses it.
+/// Destroyed with the GIL held (every owner is a Python object or a
+/// function that holds the GIL when it returns).
 struct Handle {
   vmpack_module_t *module = nullptr;
   void *owned = nullptr;
+  std::unique_ptr<py::buffer_info> buffer;
+  /// Opened with VMPACK_VERIFY_LAZY: views check the segment's CRC first.
+  bool lazy = false;
   ~Handle() {
     vmpack_module_close(module);
     std::free(owned);
@@ -150,14 +163,36 @@ py::array byteView(const HandlePtr &handle, const void *data, uint64_t length) {
 
 class Module {
 public:
-  static Module openFile(const std::string &path) {
+  /// vmpack_module_open_file_with_options; `buffer` is None or a writable
+  /// C-contiguous buffer the file is read into.
+  static Module openFile(const std::string &path, int loadMode, int verify,
+                         unsigned threads, const py::object &buffer) {
     auto handle = std::make_shared<Handle>();
+    vmpack_open_options_t options;
+    vmpack_open_options_init(&options);
+    options.load_mode = vmpack_load_mode_t(loadMode);
+    options.verify = vmpack_verify_mode_t(verify);
+    options.threads = threads;
+    if (!buffer.is_none()) {
+      py::buffer b = py::reinterpret_borrow<py::buffer>(buffer);
+      handle->buffer = std::make_unique<py::buffer_info>(b.request(true));
+      if (!PyBuffer_IsContiguous(handle->buffer->view(), 'C')) {
+        PyErr_SetString(statusClasses[VMPACK_ERROR_INVALID_ARGUMENT],
+                        "vmpack.open: the buffer must be C-contiguous");
+        throw py::error_already_set();
+      }
+      options.buffer = handle->buffer->ptr;
+      options.buffer_size =
+          size_t(handle->buffer->size) * size_t(handle->buffer->itemsize);
+    }
     vmpack_status_t status;
     {
       py::gil_scoped_release release;
-      status = vmpack_module_open_file(path.c_str(), &handle->module);
+      status = vmpack_module_open_file_with_options(path.c_str(), &options,
+                                                    &handle->module);
     }
     check(status);
+    handle->lazy = verify == VMPACK_VERIFY_LAZY;
     return Module(std::move(handle));
   }
 
@@ -194,6 +229,38 @@ public:
   uint32_t formatVersion() const { return vmpack_module_format_version(get()); }
   size_t count() const { return vmpack_module_segment_count(get()); }
   int container() const { return int(vmpack_module_container(get())); }
+  int loadMode() const { return int(vmpack_module_load_mode(get())); }
+
+  /// [(key, value, value_type)], keys and values as bytes (they may hold
+  /// any byte), in the C API's order.
+  py::list metadata() const {
+    const vmpack_module_t *m = get();
+    py::list out;
+    for (size_t i = 0; i < vmpack_module_metadata_count(m); ++i) {
+      vmpack_metadata_entry_t e;
+      check(vmpack_module_metadata_entry(m, i, &e));
+      out.append(py::make_tuple(py::bytes(e.key, e.key_length),
+                                py::bytes(e.value, e.value_length),
+                                py::str(e.value_type)));
+    }
+    return out;
+  }
+
+  /// (type, type_id, logical shape) of a foreign segment, else None.
+  py::object foreign(size_t index) const {
+    vmpack_foreign_info_t f;
+    check(vmpack_segment_foreign_info(get(), index, &f));
+    if (!*f.type)
+      return py::none();
+    py::tuple shape(f.rank);
+    for (size_t k = 0; k < f.rank; ++k)
+      shape[k] = py::int_(f.shape[k]);
+    return py::make_tuple(py::str(f.type), f.type_id, shape);
+  }
+
+  void verifySegment(size_t index) const {
+    check(vmpack_segment_verify(get(), index));
+  }
 
   py::dict info(size_t index) const {
     vmpack_segment_info_t i;
@@ -246,6 +313,10 @@ public:
   py::array view(size_t index) const {
     vmpack_segment_info_t i;
     check(vmpack_module_segment_info(get(), index, &i));
+    // Lazy verification: bytes handed out are checked first, as unpacking
+    // checks them (vmpack.h, VMPACK_VERIFY_LAZY).
+    if (handle->lazy)
+      check(vmpack_segment_verify(get(), index));
     if (i.kind == VMPACK_SEGMENT_UNTYPED_SPLAT) {
       if (!i.splat_pattern_length || i.length % i.splat_pattern_length) {
         PyErr_SetString(statusClasses[VMPACK_ERROR_FORMAT],
@@ -381,7 +452,19 @@ PYBIND11_MODULE(_vmpack, m) {
   py::dict containers;
   containers[py::int_(int(VMPACK_CONTAINER_VMPK))] = "vmpk";
   containers[py::int_(int(VMPACK_CONTAINER_IRPA))] = "irpa";
+  containers[py::int_(int(VMPACK_CONTAINER_SAFETENSORS))] = "safetensors";
+  containers[py::int_(int(VMPACK_CONTAINER_GGUF))] = "gguf";
   m.attr("CONTAINERS") = containers;
+  py::dict loadModes;
+  loadModes["auto"] = int(VMPACK_LOAD_AUTO);
+  loadModes["mmap"] = int(VMPACK_LOAD_MMAP);
+  loadModes["read"] = int(VMPACK_LOAD_READ);
+  m.attr("LOAD_MODES") = loadModes;
+  py::dict verifyModes;
+  verifyModes["structure"] = int(VMPACK_VERIFY_STRUCTURE);
+  verifyModes["full"] = int(VMPACK_VERIFY_FULL);
+  verifyModes["lazy"] = int(VMPACK_VERIFY_LAZY);
+  m.attr("VERIFY_MODES") = verifyModes;
   py::dict dtypes;
   dtypes["int8"] = int(VMPACK_DTYPE_INT8);
   dtypes["int16"] = int(VMPACK_DTYPE_INT16);
@@ -394,7 +477,10 @@ PYBIND11_MODULE(_vmpack, m) {
   });
 
   py::class_<Module>(m, "Module")
-      .def_static("open_file", &Module::openFile, py::arg("path"))
+      .def_static("open_file", &Module::openFile, py::arg("path"),
+                  py::arg("load_mode") = int(VMPACK_LOAD_AUTO),
+                  py::arg("verify") = int(VMPACK_VERIFY_STRUCTURE),
+                  py::arg("threads") = 0u, py::arg("buffer") = py::none())
       .def_static("open_memory", &Module::openMemory, py::arg("data"))
       .def("close", &Module::close)
       .def_property_readonly("closed", &Module::closed)
@@ -403,6 +489,10 @@ PYBIND11_MODULE(_vmpack, m) {
       .def_property_readonly("format_version", &Module::formatVersion)
       .def("count", &Module::count)
       .def("container", &Module::container)
+      .def("load_mode", &Module::loadMode)
+      .def("metadata", &Module::metadata)
+      .def("foreign", &Module::foreign, py::arg("index"))
+      .def("verify_segment", &Module::verifySegment, py::arg("index"))
       .def("info", &Module::info, py::arg("index"))
       .def("find", &Module::find, py::arg("name"))
       .def("view", &Module::view, py::arg("index"))

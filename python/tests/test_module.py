@@ -66,15 +66,14 @@ def test_corpus_modules_unpack_as_the_reference_reads_them(name):
 def test_facts_keys_and_aliases():
     with vmpack.open(corpus("small")) as m:
         assert m.format_version == 2
-        assert m.metadata["format_version"] == 2
-        assert m.metadata["name"] == m.name == "small"
-        assert m.metadata["producer"] == m.producer
+        assert m.name == "small" and m.container == "vmpk"
+        # The sample module has no key/value metadata.
+        assert m.metadata == {} and m.metadata_types == {}
         keys = m.keys()
         assert keys == list(m) and len(keys) == len(m)
         stored = [s for s in m.values() if not s.is_alias]
         aliases = [s for s in m.values() if s.is_alias]
-        assert m.metadata["segments"] == len(stored)
-        assert m.metadata["aliases"] == len(aliases) == 2
+        assert len(aliases) == 2
         # Stored segments first, in file order, then the aliases.
         assert keys == [s.name for s in stored] + [s.name for s in aliases]
         assert [s.offset for s in stored] == sorted(s.offset for s in stored)
@@ -246,7 +245,7 @@ def test_compiled_aliases(tmp_path):
         out = m["output"]
         assert out.is_alias and out.alias_of == "embed"
         assert not m["embed"].is_alias and m["embed"].alias_of is None
-        assert m.metadata["aliases"] == 1
+        assert sum(s.is_alias for s in m.values()) == 1
         np.testing.assert_array_equal(m.get_tensor("output"),
                                       [[1, -2], [3, 4], [-5, 6]])
         np.testing.assert_array_equal(m.get_tensor("output"),

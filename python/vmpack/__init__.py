@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""vmpack: module archives (.vmpk) as numpy arrays, and the compiler.
+"""vmpack: module archives (.vmpk), IREE parameter archives (.irpa),
+safetensors and GGUF files as numpy arrays, and the compiler.
 
     import vmpack
     with vmpack.open("llama.vmpk") as m:
         m.verify()                                  # every CRC-32
         w = m.get_tensor("layers.0.attention.wq")   # i4 -> int8, sign-aware
+    with vmpack.open("model.gguf", mode="read") as g:
+        g.metadata["general.architecture"], g["blk.0.attn_q.weight"].foreign_type
     vmpack.compile("model.mlirbc", "model.vmpk")
 
 A thin layer over the C runtime (include/vmpack/vmpack.h) in the extension
@@ -142,11 +145,25 @@ class Segment:
         if self.kind != "typed":
             self.shape = (self.nbytes,)
             self.size = self.nbytes
+        # A ggml block tensor (GGUF, or a .vmpk segment converted from
+        # one): ui8 bytes of shape (nbytes,), with its ggml type
+        # ("ggml.Q4_0"), type number and logical shape.
+        foreign = module._handle().foreign(self.index)
+        self.foreign_type, self.foreign_type_id, self.foreign_shape = \
+            foreign if foreign is not None else (None, None, None)
 
     def __repr__(self):
         what = f"alias of {self.alias_of!r}" if self.is_alias else \
             f"{self.encoding}, {self.nbytes} bytes at {self.offset}"
+        if self.foreign_type:
+            what += f", {self.foreign_type} {self.foreign_shape}"
         return f"<vmpack.Segment {self.name!r} {self.mlir_type} ({what})>"
+
+    def verify(self):
+        """Checks this segment's CRC-32 (once per module; later calls give
+        the first result): vmpack.ChecksumError if damaged. Files without
+        checksums (.irpa, safetensors, GGUF) always pass."""
+        self._module._handle().verify_segment(self.index)
 
     @property
     def raw(self):
@@ -311,20 +328,33 @@ class Module:
 
     @property
     def container(self):
-        """The kind of file: "vmpk" or "irpa"."""
+        """The kind of file: "vmpk", "irpa", "safetensors" or "gguf"."""
         return _vmpack.CONTAINERS[self._handle().container()]
 
     @property
+    def load_mode(self):
+        """How the bytes got into memory: "mmap" or "read" (also for
+        vmpack.load)."""
+        mode = self._handle().load_mode()
+        return next(k for k, v in _vmpack.LOAD_MODES.items() if v == mode)
+
+    def _metadata(self):
+        return [(_decode_name(k), _decode_name(v), t)
+                for k, v, t in self._handle().metadata()]
+
+    @property
     def metadata(self):
-        """Module facts: container, name, producer, format_version and
-        counts."""
-        self._load_names()
-        aliases = sum(1 for s in self._segments if s.is_alias)
-        return {"container": self.container,
-                "name": self.name, "producer": self.producer,
-                "format_version": self.format_version,
-                "segments": len(self._segments) - aliases,
-                "aliases": aliases}
+        """The file's key/value metadata as a dict of str to str, in file
+        order: a .vmpk module's metadata, a safetensors __metadata__, or
+        every GGUF key/value pair as text (numbers in decimal, arrays as
+        JSON; metadata_types gives their GGUF types). Empty for .irpa."""
+        return {k: v for k, v, _ in self._metadata()}
+
+    @property
+    def metadata_types(self):
+        """The type of each metadata value: "string" for .vmpk and
+        safetensors; GGUF's "uint32", "float32", "array<string>", ..."""
+        return {k: t for k, _, t in self._metadata()}
 
     @property
     def program(self):
@@ -394,17 +424,48 @@ class Module:
                 f"from {self.path or '<memory>'}>")
 
 
-def open(path):
-    """Maps the module at `path` (str or os.PathLike) and checks its
-    structure (time proportional to the index, not the data). A .vmpk
-    module archive or an IREE parameter archive (.irpa), told apart by
-    their first bytes. Raises
-    vmpack.IOError if the file cannot be read, vmpack.FormatError if it is
-    not a valid module."""
+def open(path, mode="auto", verify="structure", threads=0, buffer=None):
+    """Opens the file at `path` (str or os.PathLike) and checks its
+    structure (time proportional to the index, not the data): a .vmpk
+    module archive, an IREE parameter archive (.irpa), a safetensors or a
+    GGUF file, told apart by their first bytes.
+
+    mode: "mmap" maps the file; "read" reads it into memory (computing its
+    CRC-32 on the way, so a full verification costs little); "auto" (the
+    default) reads on network and user-space file systems, maps elsewhere
+    (VMPACK_LOAD_MODE=mmap|read|auto overrides "auto").
+    verify: "structure" (the default); "full" checks every CRC-32 before
+    returning (vmpack.ChecksumError); "lazy" checks each segment's CRC-32
+    the first time its bytes are read (numpy, raw, unpack).
+    threads: for "full" verification of a mapped file (0: one per core).
+    buffer: with mode="read", a writable C-contiguous buffer (bytearray,
+    numpy array, ...) at least the file's size and 16-byte aligned to read
+    the file into; the module keeps it (and it cannot be resized) until the
+    module and every array over it are gone.
+
+    Raises vmpack.IOError if the file cannot be read, vmpack.FormatError if
+    it is not valid, vmpack.InvalidArgumentError for bad options."""
     path = _os.fspath(path)
     if isinstance(path, bytes):
         path = _os.fsdecode(path)
-    return Module(_vmpack.Module.open_file(path), path)
+    if mode not in _vmpack.LOAD_MODES:
+        raise InvalidArgumentError(
+            f"vmpack.open: mode {mode!r} is not one of "
+            f"{', '.join(_vmpack.LOAD_MODES)}")
+    if verify not in _vmpack.VERIFY_MODES:
+        raise InvalidArgumentError(
+            f"vmpack.open: verify {verify!r} is not one of "
+            f"{', '.join(_vmpack.VERIFY_MODES)}")
+    if buffer is not None:
+        if mode != "read":
+            raise InvalidArgumentError(
+                "vmpack.open: a buffer needs mode=\"read\"")
+        if memoryview(buffer).readonly:
+            raise InvalidArgumentError(
+                "vmpack.open: the buffer must be writable")
+    return Module(_vmpack.Module.open_file(
+        path, _vmpack.LOAD_MODES[mode], _vmpack.VERIFY_MODES[verify],
+        int(threads), buffer), path)
 
 
 def load(data):
