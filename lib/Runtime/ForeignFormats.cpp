@@ -209,7 +209,7 @@ ForeignFile::open(ForeignContainer container, const uint8_t *data,
   if (container == ForeignContainer::Safetensors) {
     StatusOr<SafetensorsFile> parsed = readSafetensors(data, size);
     if (!parsed)
-      return Status::error("safetensors: " + parsed.status().message());
+      return parsed.status(); // its messages start "safetensors: "
     file->tensors = std::move(parsed->tensors);
     for (auto &[key, value] : parsed->metadata)
       file->entries.push_back({key, value, "string"});
