@@ -4,7 +4,9 @@
 # main job on a built-in example. vmpack-gen writes a small llama2-shaped
 # model with int4 weights (2 layers, dim 512, hidden 1376: 14 int4 matrices,
 # 4 f16 norms), vmpack-compile turns it into a module archive, and
-# vmpack-dump and unzip show what the module holds.
+# vmpack-dump and unzip show what the module holds; the C runtime and the
+# Python package print its weights, and Python prints the same weights from
+# the safetensors and GGUF files vmpack-convert makes of it.
 #
 # The example lands in ${DEMO_DIR:-build/demo}; the build in
 # ${BUILD_DIR:-build}.
@@ -68,6 +70,13 @@ if [ -n "$python" ] && ls "$build"/python/vmpack/_vmpack*.so >/dev/null 2>&1; th
     "$build/python" "$(basename "$python")" "$module" layers.0.attention.wq
   PYTHONPATH="$build/python" "$python" "$root/examples/python/vmpack_example.py" \
     "$module" layers.0.attention.wq
+  step "The same weights from safetensors and GGUF (vmpack-convert), in Python"
+  for format in safetensors gguf; do
+    show "$bin/vmpack-convert" "$module" -o "$demo/llama-int4.$format"
+    PYTHONPATH="$build/python" "$python" \
+      "$root/examples/python/vmpack_example.py" "$demo/llama-int4.$format" \
+      layers.0.attention.wq
+  done
 else
   echo "(the Python package is not built: it needs python3-dev, pybind11-dev"
   echo " and python3-numpy, which scripts/install-deps.sh installs)"

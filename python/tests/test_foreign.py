@@ -501,3 +501,26 @@ def test_every_byte_change_and_truncation(tmp_path, kind):
     for n in range(data_end):
         with pytest.raises(vmpack.FormatError):
             vmpack.load(good[:n])
+
+
+def test_the_example_script_on_converted_files(tmp_path):
+    """examples/python/vmpack_example.py (scripts/demo.sh runs it) prints
+    the same weights from a .vmpk and its safetensors and GGUF forms."""
+    import sys
+    from conftest import SOURCE_DIR
+    convert = tool("vmpack-convert")
+    module = SOURCE_DIR / "fuzz" / "corpus" / "reader" / "tiny-llama"
+    script = SOURCE_DIR / "examples" / "python" / "vmpack_example.py"
+    outputs = {}
+    for suffix in ("vmpk", "safetensors", "gguf"):
+        path = tmp_path / f"tiny.{suffix}"
+        subprocess.run([str(convert), str(module), "--from", "vmpk", "-o",
+                        str(path)], check=True, capture_output=True)
+        out = subprocess.run([sys.executable, script, path,
+                              "layers.0.attention.wq"], check=True,
+                             capture_output=True, text=True).stdout
+        assert out.startswith(suffix + " ")
+        outputs[suffix] = [line for line in out.splitlines()
+                           if "as numpy" in line or "float16" in line]
+        assert len(outputs[suffix]) == 2 and "a view of the file" in out
+    assert outputs["vmpk"] == outputs["safetensors"] == outputs["gguf"]

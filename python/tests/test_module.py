@@ -278,7 +278,7 @@ def test_the_example_script():
                          capture_output=True, text=True).stdout
     assert "all checksums OK" in out
     assert "as numpy: int8 (64, 64)" in out
-    assert "float16 (64,), a view of the mapped file" in out
+    assert "float16 (64,), a view of the file" in out
 
 
 def test_numpy_conversion_of_a_segment():
