@@ -17,7 +17,13 @@ unpacks the whole segment to int8 (200 MiB out), interleaving rounds of:
 and prints best and median seconds and GB/s of output, and the ratios to C.
 A report, not a test: run it on a quiet machine.
 
+--format safetensors|gguf converts the module with vmpack-convert first and
+times the same segment opened from that file (the int4 weights stored as
+U8/I8 bytes with a vmpack.type record, unpacked in place). --file PATH
+--name NAME times any file's segment instead (no MLIR needed).
+
     PYTHONPATH=build/python python3 bench/python_unpack.py --build build
+    PYTHONPATH=build/python python3 bench/python_unpack.py --format gguf
 """
 
 import argparse
@@ -39,6 +45,11 @@ def main():
     parser.add_argument("--workdir", type=pathlib.Path)
     parser.add_argument("--vocab", type=int, default=51200)
     parser.add_argument("--dim", type=int, default=4096)
+    parser.add_argument("--format", default="vmpk",
+                        choices=["vmpk", "safetensors", "gguf"])
+    parser.add_argument("--file", type=pathlib.Path,
+                        help="time a segment of this file instead")
+    parser.add_argument("--name", default="tok_embeddings")
     args = parser.parse_args()
     sys.path.insert(0, str(args.build / "python"))
     import numpy as np
@@ -47,13 +58,21 @@ def main():
     work = args.workdir or pathlib.Path(tempfile.mkdtemp(prefix="vmpack-py-"))
     work.mkdir(parents=True, exist_ok=True)
     model, module = work / "embed.mlirbc", work / "embed.vmpk"
-    if not module.exists():
+    if args.file:
+        module = args.file
+    elif not module.exists():
         subprocess.run([args.build / "bin" / "vmpack-gen", "--layers", "1",
                         "--dim", str(args.dim), "--hidden", "64",
                         "--vocab", str(args.vocab), "-o", model], check=True)
         vmpack.compile(model, module)
         model.unlink()
-    name = "tok_embeddings"
+    if not args.file and args.format != "vmpk":
+        converted = module.with_suffix("." + args.format)
+        if not converted.exists():
+            subprocess.run([args.build / "bin" / "vmpack-convert", module,
+                            "-o", converted], check=True)
+        module = converted
+    name = args.name
     m = vmpack.open(module)
     seg = m[name]
     out_bytes = seg.size
@@ -104,7 +123,8 @@ def main():
     m.close()
 
     load = os.getloadavg()[0]
-    print(f"segment {name}: {seg.mlir_type}, {seg.nbytes / 2**20:.0f} MiB "
+    print(f"{module.name}, segment {name}: "
+          f"{seg.mlir_type}, {seg.nbytes / 2**20:.0f} MiB "
           f"stored, {out_bytes / 2**20:.0f} MiB of int8 out; "
           f"{os.cpu_count()} cores, load average {load:.1f}")
     print()

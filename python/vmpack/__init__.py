@@ -299,6 +299,7 @@ class Module:
         self.path = path
         self._segments = None
         self._names = None
+        self._metadata_entries = None
 
     def _handle(self):
         if self._raw.closed:
@@ -339,8 +340,13 @@ class Module:
         return next(k for k, v in _vmpack.LOAD_MODES.items() if v == mode)
 
     def _metadata(self):
-        return [(_decode_name(k), _decode_name(v), t)
-                for k, v, t in self._handle().metadata()]
+        # Immutable while the module is open: read once (a GGUF vocabulary
+        # can be megabytes of text).
+        h = self._handle()  # raises once closed
+        if self._metadata_entries is None:
+            self._metadata_entries = [(_decode_name(k), _decode_name(v), t)
+                                      for k, v, t in h.metadata()]
+        return self._metadata_entries
 
     @property
     def metadata(self):
