@@ -430,7 +430,8 @@ TEST_F(ForeignFiles, NullArgumentsAreRejected) {
 vmpack_status_t openAndRead(const std::vector<uint8_t> &bytes,
                             std::string &message) {
   std::unique_ptr<uint8_t[]> copy(new uint8_t[bytes.size() + !bytes.size()]);
-  std::memcpy(copy.get(), bytes.data(), bytes.size());
+  if (!bytes.empty())
+    std::memcpy(copy.get(), bytes.data(), bytes.size());
   vmpack_module_t *m = nullptr;
   vmpack_status_t st = vmpack_module_open_memory(copy.get(), bytes.size(), &m);
   if (st != VMPACK_OK) {
