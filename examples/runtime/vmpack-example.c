@@ -1,10 +1,12 @@
 /*===- vmpack-example.c - Open a module, list it, unpack a segment --------===*
  * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
- * usage: vmpack-example MODULE [SEGMENT]
+ * usage: vmpack-example FILE [SEGMENT]
  *
- * Prints every segment, verifies the whole file, then unpacks SEGMENT (or
- * the first segment) to int32 or float32 and prints its first values.
+ * FILE is a .vmpk module, an .irpa, a safetensors or a GGUF file. Prints
+ * every segment (with its ggml type if it holds ggml blocks) and the
+ * file's metadata, verifies the whole file, then unpacks SEGMENT (or the
+ * first segment) to int32 or float32 and prints its first values.
  *
  *===---------------------------------------------------------------------===*/
 
@@ -27,7 +29,7 @@ static int isFloatKind(vmpack_scalar_kind_t kind) {
 
 int main(int argc, char **argv) {
   if (argc < 2 || argc > 3) {
-    fprintf(stderr, "usage: vmpack-example MODULE [SEGMENT]\n");
+    fprintf(stderr, "usage: vmpack-example FILE [SEGMENT]\n");
     return 2;
   }
   vmpack_module_t *module = NULL;
@@ -35,13 +37,29 @@ int main(int argc, char **argv) {
   if (status != VMPACK_OK)
     return report(status, "open");
 
+  static const char *const containers[] = {"module", "irpa", "safetensors",
+                                           "gguf"};
   size_t count = vmpack_module_segment_count(module);
-  printf("module '%s': %zu segments\n", vmpack_module_name(module), count);
+  vmpack_container_t container = vmpack_module_container(module);
+  printf("%s '%s': %zu segments\n",
+         (size_t)container < sizeof(containers) / sizeof(containers[0])
+             ? containers[container]
+             : "file",
+         vmpack_module_name(module), count);
   for (size_t i = 0; i < count; ++i) {
     vmpack_segment_info_t info;
+    vmpack_foreign_info_t foreign;
     vmpack_module_segment_info(module, i, &info);
-    printf("  %-16s %-24s %8" PRIu64 " bytes at %" PRIu64 "\n", info.name,
-           info.mlir_type, info.length, info.offset);
+    vmpack_segment_foreign_info(module, i, &foreign);
+    printf("  %-16s %-24s %8" PRIu64 " bytes at %" PRIu64 "%s%s\n", info.name,
+           info.mlir_type, info.length, info.offset, foreign.type[0] ? " " : "",
+           foreign.type);
+  }
+  for (size_t i = 0; i < vmpack_module_metadata_count(module); ++i) {
+    vmpack_metadata_entry_t entry;
+    vmpack_module_metadata_entry(module, i, &entry);
+    printf("  metadata %s = %.60s (%s)\n", entry.key, entry.value,
+           entry.value_type);
   }
 
   status = vmpack_module_verify(module, 0);
