@@ -411,8 +411,14 @@ LogicalResult describeConstant(Operation *op, const FoundSite &found,
                                   info.numScalars);
   } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     DenseResourceElementsHandle handle = resource.getRawHandle();
-    info.resourceKey = handle.getKey().str();
-    if (zeroCopy && zeroCopy->isZeroCopyDense(handle.getKey()))
+    // A resource standing for a dense<...> attribute (read in place from
+    // bytecode, or decoded from text) is recorded as that attribute: its
+    // key and alignment are vmpack's own, not the input's.
+    bool standsForDense =
+        zeroCopy && zeroCopy->isZeroCopyDense(handle.getKey());
+    if (!standsForDense)
+      info.resourceKey = handle.getKey().str();
+    if (standsForDense)
       info.origin = ConstantOrigin::Dense;
     else if (logical && onlySite)
       info.origin = ConstantOrigin::PackedResource;
@@ -439,7 +445,8 @@ LogicalResult describeConstant(Operation *op, const FoundSite &found,
       return success();
     }
     info.data = blob->getData();
-    info.resourceAlignment = uint32_t(blob->getDataAlignment());
+    if (!standsForDense)
+      info.resourceAlignment = uint32_t(blob->getDataAlignment());
     // An i1 blob is one byte per element (MLIR's DenseBoolResourceElements
     // layout) or MLIR's in-memory bitmask, which is the `packed` layout;
     // their sizes differ for more than one element. The pass reads both

@@ -3,6 +3,9 @@
 
 #include "vmpack/Target/InputFile.h"
 
+#include "vmpack/Target/TextFastPath.h"
+
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 
@@ -10,13 +13,19 @@ using namespace mlir;
 
 OwningOpRef<ModuleOp> mlir::vmpack_compiler::parseInputFile(
     StringRef path, const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
-    MLIRContext *context, ZeroCopyRegistry &zeroCopy,
-    std::string &errorMessage) {
+    MLIRContext *context, ZeroCopyRegistry &zeroCopy, std::string &errorMessage,
+    bool textFastPath, TextFastPathStats *stats) {
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(path, llvm::Align(64), &errorMessage);
   if (!input)
     return {};
+  llvm::MemoryBufferRef inputRef = input->getMemBufferRef();
   sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  if (textFastPath && !isBytecode(inputRef))
+    if (OwningOpRef<ModuleOp> module =
+            parseTextWithFastHex(inputRef, context, zeroCopy,
+                                 /*minBytes=*/4096, stats))
+      return module;
   ParserConfig config(context);
   attachZeroCopyDenseElements(config, zeroCopy);
   return parseSourceFile<ModuleOp>(sourceMgr, config);
@@ -32,8 +41,7 @@ mlir::vmpack_compiler::InputDiagnosticHandler::InputDiagnosticHandler(
   });
 }
 
-void mlir::vmpack_compiler::InputDiagnosticHandler::emitExplained(
-    Diagnostic &diag) {
+void mlir::vmpack_compiler::InputDiagnosticHandler::emitExplained(Diagnostic &diag) {
   if (diag.getSeverity() != DiagnosticSeverity::Error)
     return emitDiagnostic(diag);
   std::string message = diag.str();

@@ -74,8 +74,27 @@ static std::optional<uint64_t> probeDenseElementsKind() {
   return found;
 }
 
-bool mlir::vmpack_compiler::attachZeroCopyDenseElements(
-    ParserConfig &config, ZeroCopyRegistry &registry, size_t minBytes) {
+bool mlir::vmpack_compiler::canStandInForDense(ShapedType type, size_t size) {
+  if (!type || !type.hasStaticShape())
+    return false;
+  auto elementType = getPackElementType(type.getElementType());
+  if (!elementType)
+    return false;
+  uint32_t bitWidth = elementType->scalarBits();
+  uint64_t numScalars =
+      uint64_t(type.getNumElements()) * elementType->scalarsPerElement();
+  // A splat's storage holds one element; leave those (and i1 tensors short
+  // enough to be confused with one) to MLIR.
+  std::optional<uint64_t> fullSize = vmpack::encodedSize(
+      vmpack::mlirStorageEncoding(bitWidth, elementType->isComplex), bitWidth,
+      numScalars);
+  return fullSize && *fullSize == size &&
+         !(bitWidth == 1 && !elementType->isComplex && numScalars <= 8);
+}
+
+bool mlir::vmpack_compiler::attachZeroCopyDenseElements(ParserConfig &config,
+                                               ZeroCopyRegistry &registry,
+                                               size_t minBytes) {
   static const std::optional<uint64_t> denseKind = probeDenseElementsKind();
   if (!denseKind)
     return false;
@@ -93,21 +112,7 @@ bool mlir::vmpack_compiler::attachZeroCopyDenseElements(
         ArrayRef<char> blob;
         if (failed(reader.readType(type)) || failed(reader.readBlob(blob)))
           return success();
-        if (blob.size() < minBytes || !type.hasStaticShape())
-          return success();
-        auto elementType = getPackElementType(type.getElementType());
-        if (!elementType)
-          return success();
-        uint32_t bitWidth = elementType->scalarBits();
-        uint64_t numScalars =
-            uint64_t(type.getNumElements()) * elementType->scalarsPerElement();
-        // A splat's blob holds one element; leave those (and i1 tensors
-        // short enough to be confused with one) to the usual reader.
-        std::optional<uint64_t> fullSize = vmpack::encodedSize(
-            vmpack::mlirStorageEncoding(bitWidth, elementType->isComplex),
-            bitWidth, numScalars);
-        if (!fullSize || *fullSize != blob.size() ||
-            (bitWidth == 1 && !elementType->isComplex && numScalars <= 8))
+        if (blob.size() < minBytes || !canStandInForDense(type, blob.size()))
           return success();
         auto &manager = DenseResourceElementsHandle::getManagerInterface(
             reader.getContext());

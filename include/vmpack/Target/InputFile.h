@@ -4,6 +4,7 @@
 #ifndef VMPACK_TARGET_INPUTFILE_H
 #define VMPACK_TARGET_INPUTFILE_H
 
+#include "vmpack/Target/TextFastPath.h"
 #include "vmpack/Target/ZeroCopyBytecode.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -23,11 +24,12 @@ namespace mlir::vmpack_compiler {
 /// bytecode resources and — through `zeroCopy` — large dense elements are
 /// used in place. On an I/O error sets `errorMessage`; on a parse error the
 /// context's diagnostics have reported it. Returns null on either.
-OwningOpRef<ModuleOp>
-parseInputFile(StringRef path,
-               const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
-               MLIRContext *context, ZeroCopyRegistry &zeroCopy,
-               std::string &errorMessage);
+/// Text goes through the hex fast path of TextFastPath.h first, unless
+/// `textFastPath` is false; `stats`, when given, says what it did.
+OwningOpRef<ModuleOp> parseInputFile(
+    StringRef path, const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+    MLIRContext *context, ZeroCopyRegistry &zeroCopy, std::string &errorMessage,
+    bool textFastPath = true, TextFastPathStats *stats = nullptr);
 
 /// Prints diagnostics with their source lines, as MLIR's tools do, and
 /// says what to do where MLIR's own message does not:

@@ -19,6 +19,7 @@
 #define VMPACK_TARGET_ZEROCOPYBYTECODE_H
 
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <mutex>
@@ -45,6 +46,11 @@ private:
   mutable std::mutex mutex;
   llvm::StringSet<> keys;
 };
+
+/// Whether `size` bytes are the whole MLIR storage (not a splat) of a
+/// constant of `type` whose element type vmpack stores: such bytes can stand
+/// in for a dense<...> attribute of that type as a blob.
+bool canStandInForDense(ShapedType type, size_t size);
 
 /// Installs the hook on `config`. Dense elements attributes of at least
 /// `minBytes` bytes are read in place. Returns false (and installs nothing)

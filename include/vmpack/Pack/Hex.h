@@ -1,0 +1,40 @@
+//===- Hex.h - Decoding hexadecimal text ------------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Hexadecimal digits to bytes, as MLIR writes large constants in text
+// (`dense<"0x...">` and resource blobs): two digits per byte, the first one
+// the high nibble, digits 0-9, a-f and A-F.
+//
+// decodeHex uses the dispatch level Dispatch.h chooses (SSE2 and AVX2
+// kernels on x86-64, plain C++ elsewhere); decodeHexAt runs a given level,
+// and reference::decodeHex one byte at a time. All give the same bytes and
+// the same verdict.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_PACK_HEX_H
+#define VMPACK_PACK_HEX_H
+
+#include "vmpack/Pack/Dispatch.h"
+
+#include <cstdint>
+
+namespace vmpack {
+
+/// Decodes the 2 * `numBytes` digits at `hex` into `numBytes` bytes at
+/// `out`. Returns false when any of those characters is not a hex digit;
+/// `out` then holds unspecified bytes.
+bool decodeHex(const char *hex, uint8_t *out, uint64_t numBytes);
+
+/// decodeHex with the kernels of `level`, which must be supported
+/// (isDispatchLevelSupported); for tests and benchmarks.
+bool decodeHexAt(DispatchLevel level, const char *hex, uint8_t *out,
+                 uint64_t numBytes);
+
+namespace reference {
+bool decodeHex(const char *hex, uint8_t *out, uint64_t numBytes);
+} // namespace reference
+
+} // namespace vmpack
+
+#endif // VMPACK_PACK_HEX_H

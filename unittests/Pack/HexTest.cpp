@@ -1,0 +1,110 @@
+//===- HexTest.cpp - Hex decoding against the reference -------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+
+#include "vmpack/Pack/Hex.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace vmpack;
+
+namespace {
+
+std::vector<DispatchLevel> supportedLevels() {
+  std::vector<DispatchLevel> levels;
+  for (unsigned i = 0; i < kNumDispatchLevels; ++i)
+    if (isDispatchLevelSupported(DispatchLevel(i)))
+      levels.push_back(DispatchLevel(i));
+  return levels;
+}
+
+/// `bytes` as hex, each digit's case picked by `rng` (mixed case is valid).
+std::string toHex(const std::vector<uint8_t> &bytes, std::mt19937 &rng) {
+  static const char lower[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
+  std::string text;
+  for (uint8_t b : bytes) {
+    text += (rng() & 1 ? upper : lower)[b >> 4];
+    text += (rng() & 1 ? upper : lower)[b & 15];
+  }
+  return text;
+}
+
+bool isHexDigit(unsigned c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+         (c >= 'A' && c <= 'F');
+}
+
+TEST(Hex, SpecVectors) {
+  uint8_t out[8] = {};
+  ASSERT_TRUE(reference::decodeHex("00FF7fA5", out, 4));
+  EXPECT_EQ(out[0], 0x00);
+  EXPECT_EQ(out[1], 0xFF);
+  EXPECT_EQ(out[2], 0x7F);
+  EXPECT_EQ(out[3], 0xA5);
+  EXPECT_FALSE(reference::decodeHex("0g", out, 1));
+  EXPECT_FALSE(reference::decodeHex("G0", out, 1));
+  EXPECT_TRUE(reference::decodeHex("", out, 0));
+}
+
+TEST(Hex, EveryLevelMatchesReferenceOnRandomText) {
+  std::mt19937 rng(7);
+  for (DispatchLevel level : supportedLevels()) {
+    SCOPED_TRACE(dispatchLevelName(level));
+    for (uint64_t n = 0; n < 300; ++n) {
+      std::vector<uint8_t> bytes(n);
+      for (uint8_t &b : bytes)
+        b = uint8_t(rng());
+      std::string text = toHex(bytes, rng);
+      std::vector<uint8_t> fast(n + 1, 0xCC), slow(n + 1, 0xCC);
+      ASSERT_TRUE(decodeHexAt(level, text.data(), fast.data(), n)) << n;
+      ASSERT_TRUE(reference::decodeHex(text.data(), slow.data(), n));
+      ASSERT_EQ(fast, slow) << n;
+      fast.pop_back();
+      ASSERT_EQ(fast, bytes) << n;
+    }
+  }
+}
+
+// Every byte value that is not a digit, at every position of a string long
+// enough to reach each kernel's vector loop and its tail, is rejected.
+TEST(Hex, EveryLevelRejectsEveryNonDigitAnywhere) {
+  std::mt19937 rng(11);
+  std::vector<uint8_t> bytes(80);
+  for (uint8_t &b : bytes)
+    b = uint8_t(rng());
+  std::string valid = toHex(bytes, rng);
+  std::vector<uint8_t> out(bytes.size());
+  for (DispatchLevel level : supportedLevels()) {
+    SCOPED_TRACE(dispatchLevelName(level));
+    for (unsigned c = 0; c < 256; ++c) {
+      if (isHexDigit(c))
+        continue;
+      for (size_t pos = 0; pos < valid.size(); ++pos) {
+        std::string text = valid;
+        text[pos] = char(c);
+        ASSERT_FALSE(decodeHexAt(level, text.data(), out.data(), bytes.size()))
+            << "byte " << c << " at " << pos;
+        ASSERT_FALSE(
+            reference::decodeHex(text.data(), out.data(), bytes.size()));
+      }
+    }
+    // Characters after the decoded digits are not read.
+    std::string text = valid + "zz";
+    EXPECT_TRUE(decodeHexAt(level, text.data(), out.data(), bytes.size()));
+  }
+}
+
+TEST(Hex, ActiveLevelIsUsed) {
+  std::string text = "0123456789abcdefABCDEF";
+  uint8_t out[11];
+  ASSERT_TRUE(decodeHex(text.data(), out, 11));
+  const uint8_t expected[11] = {0x01, 0x23, 0x45, 0x67, 0x89, 0xab,
+                                0xcd, 0xef, 0xAB, 0xCD, 0xEF};
+  EXPECT_EQ(0, std::memcmp(out, expected, 11));
+}
+
+} // namespace
