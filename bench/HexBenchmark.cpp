@@ -53,6 +53,25 @@ void decodeWith(benchmark::State &state, int level) {
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(size));
 }
 
+/// decodeHexPrefix on digits followed by a quote: the text fast path's
+/// one-pass decode of a literal whose end is not known.
+void prefixWith(benchmark::State &state, int level) {
+  size_t size = size_t(state.range(0));
+  if (!isDispatchLevelSupported(DispatchLevel(level))) {
+    state.SkipWithError("level not supported on this build and CPU");
+    return;
+  }
+  std::string text = hexText(size).substr(0, size) + "\"";
+  std::vector<uint8_t> out(size / 2 + 1);
+  for (auto _ : state) {
+    uint64_t n = decodeHexPrefixAt(DispatchLevel(level), text.data(),
+                                   out.data(), (size + 1) / 2);
+    benchmark::DoNotOptimize(n);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(size));
+}
+
 void registerAll() {
   benchmark::RegisterBenchmark("BM_HexReference", decodeWith, -1)
       ->Arg(256 << 10)
@@ -61,6 +80,11 @@ void registerAll() {
     std::string name =
         std::string("BM_Hex/") + dispatchLevelName(DispatchLevel(i));
     benchmark::RegisterBenchmark(name.c_str(), decodeWith, int(i))
+        ->Arg(256 << 10)
+        ->Arg(256 << 20)
+        ->Unit(benchmark::kMicrosecond);
+    name = std::string("BM_HexPrefix/") + dispatchLevelName(DispatchLevel(i));
+    benchmark::RegisterBenchmark(name.c_str(), prefixWith, int(i))
         ->Arg(256 << 10)
         ->Arg(256 << 20)
         ->Unit(benchmark::kMicrosecond);

@@ -18,11 +18,13 @@ noise hits every step alike:
   (h) vmpack-dump --verify --load=mmap of (a)'s module
   (i) vmpack-dump --verify --load=read of it (CRCs computed while reading)
   (j) cat of that module to /dev/null: the floor for reading it
+  (k) vmpack-compile on the text with --no-text-fast-path: the hex left to
+      MLIR's parser (its module must equal (f)'s byte for byte)
 
 and prints a markdown table of median wall time and peak RSS (the child's
 rusage ru_maxrss), with ratios and a description of the machine, then the
 CRC-32 libraries' throughput from vmpack-checksum-bench (Google Benchmark)
-when it is built. --no-text leaves out (f) and (g), the slowest steps.
+when it is built. --no-text leaves out (f), (g) and (k), the slowest steps.
 
     bench/compare.py --build build --layers 1 --runs 3 [--workdir DIR]
     bench/compare.py --build build --smoke
@@ -230,6 +232,7 @@ def print_report(steps, args, model, inputs):
         ("vmpack-compile (packed) / cp of the output", "b", "e"),
         ("vmpack-compile (text) / mlir-opt parse+emit (text)", "f", "g"),
         ("vmpack-compile (text) / vmpack-compile (dense .mlirbc)", "f", "a"),
+        ("vmpack-compile (text) / same, --no-text-fast-path", "f", "k"),
         ("vmpack-dump --verify, read / cat of the module", "i", "j"),
         ("vmpack-dump --verify, mapped / cat of the module", "h", "j"),
     ]
@@ -288,7 +291,7 @@ def main():
                         help="keep inputs and outputs here (default: a "
                              "temporary directory, removed afterwards)")
     parser.add_argument("--no-text", action="store_true",
-                        help="leave out the text-input steps (f), (g)")
+                        help="leave out the text-input steps (f), (g), (k)")
     parser.add_argument("--smoke", action="store_true",
                         help="tiny model, one run; fail if anything fails")
     args = parser.parse_args()
@@ -380,6 +383,10 @@ def main():
                   "/dev/null"], None,
                  no_text or (None if mlir_opt
                              else "mlir-opt (LLVM 22) not found")),
+            Step("k", "vmpack-compile, text input, --no-text-fast-path",
+                 [tool["vmpack-compile"], text, "-o", path("k.vmpk"),
+                  "--no-text-fast-path", *compile_flags], path("k.vmpk"),
+                 no_text or not_built("vmpack-compile")),
         ]
         # (h)-(j) read (a)'s module, written earlier in the same round.
         no_module = None if steps[0].missing is None else "no module"
@@ -434,6 +441,19 @@ def main():
                 args.agreement = ("Checked: every int4 weight in both "
                                   "modules is byte for byte the APInt "
                                   "baseline's.")
+
+        if all(by_key[k].runnable and by_key[k].walls for k in "fk"):
+            with open(path("f.vmpk"), "rb") as f, \
+                    open(path("k.vmpk"), "rb") as k:
+                same = f.read() == k.read()
+            if not same:
+                by_key["f"].failure = "module differs from (k)'s"
+                sys.stderr.write("compare.py: text input with and without "
+                                 "the fast path gives different modules\n")
+            else:
+                args.agreement = ((getattr(args, "agreement", None) or "") +
+                                  " Checked: (f) and (k) wrote byte-identical "
+                                  "modules.").strip()
 
         args.crc_rows = crc_library_rates(bin_dir, args.smoke)
         args.crc_size = ("256 KiB, one run (--smoke)" if args.smoke

@@ -49,6 +49,18 @@ bool decodePortable(const char *hex, uint8_t *out, uint64_t numBytes) {
   return !(bad & 0x80);
 }
 
+uint64_t prefixPortable(const char *hex, uint8_t *out, uint64_t maxBytes) {
+  const auto *in = reinterpret_cast<const unsigned char *>(hex);
+  for (uint64_t i = 0; i < maxBytes; ++i) {
+    uint8_t high = kDigitValue[in[2 * i]];
+    uint8_t low = kDigitValue[in[2 * i + 1]];
+    if ((high | low) & 0x80)
+      return i;
+    out[i] = uint8_t(high << 4 | low);
+  }
+  return maxBytes;
+}
+
 #if defined(__x86_64__) && VMPACK_DISPATCH_MAX >= 1
 /// Digit values of 16 characters, and in `valid` 0xFF where a character is
 /// a hex digit.
@@ -67,8 +79,12 @@ __attribute__((target("sse2"))) inline __m128i digitsSSE2(__m128i chars,
                       _mm_andnot_si128(isDigit, letterValue));
 }
 
-__attribute__((target("sse2"))) bool decodeSSE2(const char *hex, uint8_t *out,
-                                                uint64_t numBytes) {
+/// Decodes blocks of 16 bytes, up to a block with an invalid digit when
+/// `Prefix` (decodeHexPrefix) or to the end (decodeHex, then `ok` says
+/// whether all were digits); returns the bytes the vector loop decoded.
+template <bool Prefix>
+__attribute__((target("sse2"))) uint64_t
+blocksSSE2(const char *hex, uint8_t *out, uint64_t numBytes, bool &ok) {
   uint64_t i = 0;
   __m128i allValid = _mm_set1_epi8(-1);
   const __m128i lowByte = _mm_set1_epi16(0x00FF);
@@ -80,7 +96,12 @@ __attribute__((target("sse2"))) bool decodeSSE2(const char *hex, uint8_t *out,
     __m128i d1 = digitsSSE2(
         _mm_loadu_si128(reinterpret_cast<const __m128i *>(hex + 2 * i + 16)),
         valid1);
-    allValid = _mm_and_si128(allValid, _mm_and_si128(valid0, valid1));
+    if (Prefix) {
+      if (_mm_movemask_epi8(_mm_and_si128(valid0, valid1)) != 0xFFFF)
+        return i;
+    } else {
+      allValid = _mm_and_si128(allValid, _mm_and_si128(valid0, valid1));
+    }
     // Each 16-bit lane holds (high digit, low digit) in memory order.
     __m128i b0 = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(d0, lowByte), 4),
                               _mm_srli_epi16(d0, 8));
@@ -89,8 +110,23 @@ __attribute__((target("sse2"))) bool decodeSSE2(const char *hex, uint8_t *out,
     _mm_storeu_si128(reinterpret_cast<__m128i *>(out + i),
                      _mm_packus_epi16(b0, b1));
   }
-  bool ok = _mm_movemask_epi8(allValid) == 0xFFFF;
+  ok = _mm_movemask_epi8(allValid) == 0xFFFF;
+  return i;
+}
+
+__attribute__((target("sse2"))) bool decodeSSE2(const char *hex, uint8_t *out,
+                                                uint64_t numBytes) {
+  bool ok = true;
+  uint64_t i = blocksSSE2<false>(hex, out, numBytes, ok);
   return decodePortable(hex + 2 * i, out + i, numBytes - i) && ok;
+}
+
+__attribute__((target("sse2"))) uint64_t prefixSSE2(const char *hex,
+                                                    uint8_t *out,
+                                                    uint64_t maxBytes) {
+  bool ok = true;
+  uint64_t i = blocksSSE2<true>(hex, out, maxBytes, ok);
+  return i + prefixPortable(hex + 2 * i, out + i, maxBytes - i);
 }
 #endif
 
@@ -109,8 +145,9 @@ __attribute__((target("avx2"))) inline __m256i digitsAVX2(__m256i chars,
                             digit, isDigit);
 }
 
-__attribute__((target("avx2"))) bool decodeAVX2(const char *hex, uint8_t *out,
-                                                uint64_t numBytes) {
+template <bool Prefix>
+__attribute__((target("avx2"))) uint64_t
+blocksAVX2(const char *hex, uint8_t *out, uint64_t numBytes, bool &ok) {
   uint64_t i = 0;
   __m256i allValid = _mm256_set1_epi8(-1);
   // (high, low) -> 16 * high + low, per 16-bit lane.
@@ -123,7 +160,13 @@ __attribute__((target("avx2"))) bool decodeAVX2(const char *hex, uint8_t *out,
     __m256i d1 = digitsAVX2(
         _mm256_loadu_si256(reinterpret_cast<const __m256i *>(hex + 2 * i + 32)),
         valid1);
-    allValid = _mm256_and_si256(allValid, _mm256_and_si256(valid0, valid1));
+    if (Prefix) {
+      if (unsigned(_mm256_movemask_epi8(_mm256_and_si256(valid0, valid1))) !=
+          0xFFFFFFFFu)
+        return i;
+    } else {
+      allValid = _mm256_and_si256(allValid, _mm256_and_si256(valid0, valid1));
+    }
     __m256i w0 = _mm256_maddubs_epi16(d0, weights);
     __m256i w1 = _mm256_maddubs_epi16(d1, weights);
     // packus works per 128-bit lane: put the quarters back in order.
@@ -131,8 +174,23 @@ __attribute__((target("avx2"))) bool decodeAVX2(const char *hex, uint8_t *out,
         _mm256_permute4x64_epi64(_mm256_packus_epi16(w0, w1), 0xD8);
     _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + i), packed);
   }
-  bool ok = unsigned(_mm256_movemask_epi8(allValid)) == 0xFFFFFFFFu;
+  ok = unsigned(_mm256_movemask_epi8(allValid)) == 0xFFFFFFFFu;
+  return i;
+}
+
+__attribute__((target("avx2"))) bool decodeAVX2(const char *hex, uint8_t *out,
+                                                uint64_t numBytes) {
+  bool ok = true;
+  uint64_t i = blocksAVX2<false>(hex, out, numBytes, ok);
   return decodeSSE2(hex + 2 * i, out + i, numBytes - i) && ok;
+}
+
+__attribute__((target("avx2"))) uint64_t prefixAVX2(const char *hex,
+                                                    uint8_t *out,
+                                                    uint64_t maxBytes) {
+  bool ok = true;
+  uint64_t i = blocksAVX2<true>(hex, out, maxBytes, ok);
+  return i + prefixSSE2(hex + 2 * i, out + i, maxBytes - i);
 }
 #endif
 
@@ -156,6 +214,34 @@ bool vmpack::reference::decodeHex(const char *hex, uint8_t *out,
     out[i] = uint8_t(high * 16 + low);
   }
   return true;
+}
+
+uint64_t vmpack::reference::decodeHexPrefix(const char *hex, uint8_t *out,
+                                            uint64_t maxBytes) {
+  for (uint64_t i = 0; i < maxBytes; ++i)
+    if (!reference::decodeHex(hex + 2 * i, out + i, 1))
+      return i;
+  return maxBytes;
+}
+
+uint64_t vmpack::decodeHexPrefixAt(DispatchLevel level, const char *hex,
+                                   uint8_t *out, uint64_t maxBytes) {
+#if defined(__x86_64__) && VMPACK_DISPATCH_MAX >= 3
+  if (level >= DispatchLevel::AVX2)
+    return prefixAVX2(hex, out, maxBytes);
+#endif
+#if defined(__x86_64__) && VMPACK_DISPATCH_MAX >= 1
+  if (level >= DispatchLevel::SSE2)
+    return prefixSSE2(hex, out, maxBytes);
+#endif
+  (void)level;
+  return prefixPortable(hex, out, maxBytes);
+}
+
+uint64_t vmpack::decodeHexPrefix(const char *hex, uint8_t *out,
+                                 uint64_t maxBytes) {
+  static const DispatchLevel level = activeDispatchLevel();
+  return decodeHexPrefixAt(level, hex, out, maxBytes);
 }
 
 bool vmpack::decodeHexAt(DispatchLevel level, const char *hex, uint8_t *out,

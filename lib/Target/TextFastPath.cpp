@@ -26,6 +26,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Alignment.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -33,6 +34,9 @@
 
 #include <algorithm>
 #include <cstring>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::vmpack_compiler;
@@ -92,6 +96,8 @@ private:
   size_t skipString(size_t pos) const;
   size_t skipDialectBody(size_t pos) const;
   size_t skipSpace(size_t pos) const;
+  AsmResourceBlob decodeDigits(size_t digits, uint64_t minBytes, size_t align,
+                               size_t &end) const;
   void tryDense(size_t start, size_t &pos);
   size_t scanMetadata(size_t pos);
   bool tryResourceValue(StringRef key, size_t valueStart, size_t &pos);
@@ -189,7 +195,8 @@ void Rewriter::replace(size_t start, size_t end, StringRef replacement) {
     lineStart = nl + 1;
     lineDelta = 0;
   }
-  countedTo = start;
+  // The replaced text holds no newline.
+  countedTo = end;
   output.append(text.data() + copied, start - copied);
   output.append(replacement.data(), replacement.size());
   copied = end;
@@ -201,15 +208,66 @@ void Rewriter::replace(size_t start, size_t end, StringRef replacement) {
       {line, unsigned(startColumn + replacement.size()), lineDelta});
 }
 
+/// Decodes the digits at `digits` up to the first non-digit into fresh
+/// memory. Returns the blob (null data when fewer than `minBytes` bytes or
+/// no memory) and sets `end` to the offset of that non-digit.
+AsmResourceBlob Rewriter::decodeDigits(size_t digits, uint64_t minBytes,
+                                       size_t align, size_t &end) const {
+  // A short string is found cheaply, before any memory is set aside.
+  size_t available = text.size() - digits;
+  if (available < 2 * minBytes ||
+      std::memchr(text.data() + digits, '"', 2 * minBytes))
+    return {};
+  // The end is found while decoding, in one pass over the text: the output
+  // is reserved for the longest possible literal; only the pages written
+  // are ever backed, and the rest is returned at once.
+  uint64_t maxBytes = available / 2;
+  size_t huge = size_t(2) << 20;
+  size_t reserved = llvm::alignTo(maxBytes, huge) + std::max(huge, align);
+  void *mapping = ::mmap(nullptr, reserved, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mapping == MAP_FAILED)
+    return {};
+  char *base = static_cast<char *>(mapping);
+  char *data = reinterpret_cast<char *>(
+      llvm::alignTo(reinterpret_cast<uintptr_t>(base), std::max(huge, align)));
+  // Decoded in steps, each step's pages faulted in by one call (far
+  // cheaper than a fault per page).
+  uint64_t numBytes = 0;
+  constexpr uint64_t kStep = uint64_t(8) << 20;
+  while (numBytes < maxBytes) {
+    uint64_t step = std::min(kStep, maxBytes - numBytes);
+    ::madvise(data + numBytes, step, MADV_POPULATE_WRITE);
+    uint64_t done = vmpack::decodeHexPrefix(
+        text.data() + digits + 2 * numBytes,
+        reinterpret_cast<uint8_t *>(data + numBytes), step);
+    numBytes += done;
+    if (done < step)
+      break;
+  }
+  end = digits + 2 * numBytes;
+  if (numBytes < minBytes) {
+    ::munmap(base, reserved);
+    return {};
+  }
+  size_t page = size_t(::sysconf(_SC_PAGESIZE));
+  size_t kept = llvm::alignTo((data - base) + numBytes, page);
+  if (kept < reserved)
+    ::munmap(base + kept, reserved - kept);
+  return AsmResourceBlob(
+      ArrayRef<char>(data, numBytes), align,
+      [base, kept](void *, size_t, size_t) { ::munmap(base, kept); },
+      /*dataIsMutable=*/true);
+}
+
 /// At `start`, the `dense` of `dense<"0x`; `pos` is just past `dense`.
 void Rewriter::tryDense(size_t start, size_t &pos) {
   size_t digits = pos + 4; // <"0x
-  size_t quote = text.find('"', digits);
-  if (quote == StringRef::npos)
+  size_t quote;
+  AsmResourceBlob blob = decodeDigits(digits, minBytes, /*align=*/64, quote);
+  if (!blob.getData().data() || quote >= text.size() || text[quote] != '"')
     return;
-  size_t numDigits = quote - digits;
-  if (numDigits % 2 || numDigits / 2 < minBytes)
-    return;
+  uint64_t numBytes = blob.getData().size();
   size_t close = quote + 1;
   if (close >= text.size() || text[close] != '>')
     return;
@@ -230,7 +288,6 @@ void Rewriter::tryDense(size_t start, size_t &pos) {
     size_t numRead = 0;
     type = parseType(typeText, context, &numRead);
   }
-  uint64_t numBytes = numDigits / 2;
   // Builtin element types only: MLIR reads hex of other element types
   // (quantized ones) as a string, which the compiler decodes itself.
   auto shaped = dyn_cast_or_null<ShapedType>(type);
@@ -238,11 +295,6 @@ void Rewriter::tryDense(size_t start, size_t &pos) {
       !isa<IntegerType, FloatType, ComplexType, IndexType>(
           shaped.getElementType()) ||
       !canStandInForDense(shaped, numBytes))
-    return;
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(numBytes, /*align=*/64);
-  if (!vmpack::decodeHex(
-          text.data() + digits,
-          reinterpret_cast<uint8_t *>(blob.getMutableData().data()), numBytes))
     return;
   std::string key = (kKeyPrefix + Twine(dense.size())).str();
   replace(start, close + 1, "dense_resource<" + key + ">");
@@ -256,11 +308,7 @@ bool Rewriter::tryResourceValue(StringRef key, size_t valueStart, size_t &pos) {
   if (!text.substr(valueStart).starts_with("\"0x"))
     return false;
   size_t digits = valueStart + 3;
-  size_t quote = text.find('"', digits);
-  if (quote == StringRef::npos)
-    return false;
-  size_t numDigits = quote - digits;
-  if (numDigits % 2 || numDigits / 2 < 4 + minBytes)
+  if (text.size() - digits < 8)
     return false;
   uint8_t alignBytes[4];
   if (!vmpack::decodeHex(text.data() + digits, alignBytes, 4))
@@ -268,12 +316,11 @@ bool Rewriter::tryResourceValue(StringRef key, size_t valueStart, size_t &pos) {
   uint32_t align = llvm::support::endian::read32le(alignBytes);
   if (!llvm::isPowerOf2_32(align))
     return false;
-  uint64_t numBytes = numDigits / 2 - 4;
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(numBytes, align);
-  if (!vmpack::decodeHex(
-          text.data() + digits + 8,
-          reinterpret_cast<uint8_t *>(blob.getMutableData().data()), numBytes))
+  size_t quote;
+  AsmResourceBlob blob = decodeDigits(digits + 8, minBytes, align, quote);
+  if (!blob.getData().data() || quote >= text.size() || text[quote] != '"')
     return false;
+  uint64_t numBytes = blob.getData().size();
   replace(valueStart, quote + 1,
           (text.slice(valueStart, digits + 8) + "\"").str());
   decodedBytes += numBytes;

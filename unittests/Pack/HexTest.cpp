@@ -98,6 +98,38 @@ TEST(Hex, EveryLevelRejectsEveryNonDigitAnywhere) {
   }
 }
 
+// The prefix decoder stops at the first non-digit, wherever it is (in a
+// vector block or the tail, as the first or second digit of a pair), and
+// decodes everything before it as decodeHex does.
+TEST(Hex, EveryLevelDecodesPrefixesUpToTheFirstNonDigit) {
+  std::mt19937 rng(13);
+  for (DispatchLevel level : supportedLevels()) {
+    SCOPED_TRACE(dispatchLevelName(level));
+    for (int trial = 0; trial < 3000; ++trial) {
+      size_t n = rng() % 200;
+      std::vector<uint8_t> bytes(n);
+      for (uint8_t &b : bytes)
+        b = uint8_t(rng());
+      std::string text = toHex(bytes, rng);
+      size_t stop = text.size();
+      if (n && rng() % 4) {
+        stop = rng() % text.size();
+        unsigned c;
+        do
+          c = rng() % 256;
+        while (isHexDigit(c));
+        text[stop] = char(c);
+      }
+      std::vector<uint8_t> fast(n), slow(n);
+      uint64_t got = decodeHexPrefixAt(level, text.data(), fast.data(), n);
+      ASSERT_EQ(got, stop / 2) << "n " << n << " stop " << stop;
+      ASSERT_EQ(reference::decodeHexPrefix(text.data(), slow.data(), n), got);
+      fast.resize(got);
+      ASSERT_EQ(fast, std::vector<uint8_t>(bytes.begin(), bytes.begin() + got));
+    }
+  }
+}
+
 TEST(Hex, ActiveLevelIsUsed) {
   std::string text = "0123456789abcdefABCDEF";
   uint8_t out[11];

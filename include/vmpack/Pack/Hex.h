@@ -26,13 +26,24 @@ namespace vmpack {
 /// `out` then holds unspecified bytes.
 bool decodeHex(const char *hex, uint8_t *out, uint64_t numBytes);
 
-/// decodeHex with the kernels of `level`, which must be supported
-/// (isDispatchLevelSupported); for tests and benchmarks.
+/// Decodes digit pairs at `hex` into `out` up to the first character that
+/// is not a hex digit, reading at most 2 * `maxBytes` characters. Returns
+/// the number of bytes decoded: the whole pairs before that character.
+/// `out` must have room for `maxBytes` bytes; those past the returned count
+/// are unspecified. One pass over the text, for digits whose end is not
+/// known in advance.
+uint64_t decodeHexPrefix(const char *hex, uint8_t *out, uint64_t maxBytes);
+
+/// decodeHex and decodeHexPrefix with the kernels of `level`, which must be
+/// supported (isDispatchLevelSupported); for tests and benchmarks.
 bool decodeHexAt(DispatchLevel level, const char *hex, uint8_t *out,
                  uint64_t numBytes);
+uint64_t decodeHexPrefixAt(DispatchLevel level, const char *hex, uint8_t *out,
+                           uint64_t maxBytes);
 
 namespace reference {
 bool decodeHex(const char *hex, uint8_t *out, uint64_t numBytes);
+uint64_t decodeHexPrefix(const char *hex, uint8_t *out, uint64_t maxBytes);
 } // namespace reference
 
 } // namespace vmpack
