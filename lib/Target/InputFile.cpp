@@ -41,7 +41,8 @@ mlir::vmpack_compiler::InputDiagnosticHandler::InputDiagnosticHandler(
   });
 }
 
-void mlir::vmpack_compiler::InputDiagnosticHandler::emitExplained(Diagnostic &diag) {
+void mlir::vmpack_compiler::InputDiagnosticHandler::emitExplained(
+    Diagnostic &diag) {
   if (diag.getSeverity() != DiagnosticSeverity::Error)
     return emitDiagnostic(diag);
   std::string message = diag.str();

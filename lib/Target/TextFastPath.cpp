@@ -51,6 +51,7 @@ constexpr StringLiteral kKeyPrefix = "vmpack_hex";
 struct DenseLiteral {
   std::string key;
   AsmResourceBlob blob;
+  Type type;
 };
 
 /// One shortened resource value.
@@ -296,11 +297,19 @@ void Rewriter::tryDense(size_t start, size_t &pos) {
           shaped.getElementType()) ||
       !canStandInForDense(shaped, numBytes))
     return;
+  decodedBytes += numBytes;
+  pos = close + 1;
+  // MLIR keeps one attribute for equal literals of one type, and the
+  // compiler stores it once: equal literals share a key, as they would
+  // share the attribute.
+  for (const DenseLiteral &earlier : dense)
+    if (earlier.type == type && earlier.blob.getData() == blob.getData()) {
+      replace(start, close + 1, "dense_resource<" + earlier.key + ">");
+      return;
+    }
   std::string key = (kKeyPrefix + Twine(dense.size())).str();
   replace(start, close + 1, "dense_resource<" + key + ">");
-  decodedBytes += numBytes;
-  dense.push_back({std::move(key), std::move(blob)});
-  pos = close + 1;
+  dense.push_back({std::move(key), std::move(blob), type});
 }
 
 /// At `valueStart`, the value of resource `key` of the builtin dialect.

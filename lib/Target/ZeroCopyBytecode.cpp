@@ -92,9 +92,8 @@ bool mlir::vmpack_compiler::canStandInForDense(ShapedType type, size_t size) {
          !(bitWidth == 1 && !elementType->isComplex && numScalars <= 8);
 }
 
-bool mlir::vmpack_compiler::attachZeroCopyDenseElements(ParserConfig &config,
-                                               ZeroCopyRegistry &registry,
-                                               size_t minBytes) {
+bool mlir::vmpack_compiler::attachZeroCopyDenseElements(
+    ParserConfig &config, ZeroCopyRegistry &registry, size_t minBytes) {
   static const std::optional<uint64_t> denseKind = probeDenseElementsKind();
   if (!denseKind)
     return false;

@@ -103,7 +103,8 @@ static cl::opt<mlir::vmpack_compiler::Dedup> dedup(
         clEnumValN(mlir::vmpack_compiler::Dedup::Content, "content",
                    "also constants with identical bytes (hashed, then "
                    "compared)")),
-    cl::init(mlir::vmpack_compiler::Dedup::Resources), cl::cat(compileCategory));
+    cl::init(mlir::vmpack_compiler::Dedup::Resources),
+    cl::cat(compileCategory));
 static cl::opt<bool> noTextFastPath(
     "no-text-fast-path",
     cl::desc("Leave the hex of large dense<\"0x...\"> literals and resource "
@@ -219,7 +220,8 @@ int main(int argc, char **argv) {
 
   TimingScope parseTimer = rootTimer.nest("parse");
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-  mlir::vmpack_compiler::InputDiagnosticHandler diagnostics(*sourceMgr, &context);
+  mlir::vmpack_compiler::InputDiagnosticHandler diagnostics(*sourceMgr,
+                                                            &context);
   mlir::vmpack_compiler::ZeroCopyRegistry zeroCopy;
   mlir::vmpack_compiler::TextFastPathStats textStats;
   std::string errorMessage;
@@ -272,7 +274,8 @@ int main(int argc, char **argv) {
     PassManager hoist(&context);
     mlir::vmpack_compiler::HoistConstantsPassOptions hoistOptions;
     hoistOptions.minElements = 1;
-    hoist.addPass(mlir::vmpack_compiler::createHoistConstantsPass(hoistOptions));
+    hoist.addPass(
+        mlir::vmpack_compiler::createHoistConstantsPass(hoistOptions));
     if (failed(hoist.run(*module)))
       return 1;
     mlir::vmpack_compiler::IrpaExportOptions irpaOptions;
@@ -284,10 +287,10 @@ int main(int argc, char **argv) {
     irpaOptions.zeroCopy = options.zeroCopy;
     irpaOptions.collect = options.collect;
     written = mlir::vmpack_compiler::exportParameters(*module, outputFilename,
-                                             irpaOptions, rootTimer);
+                                                      irpaOptions, rootTimer);
   } else {
-    written = mlir::vmpack_compiler::serializeModule(*module, outputFilename, options,
-                                            rootTimer);
+    written = mlir::vmpack_compiler::serializeModule(*module, outputFilename,
+                                                     options, rootTimer);
   }
   if (succeeded(written) && !emitProgram.empty())
     written = mlir::vmpack_compiler::writeProgramFile(*module, emitProgram);

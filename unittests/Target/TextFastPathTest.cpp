@@ -78,14 +78,15 @@ std::string parseFast(StringRef text, size_t minBytes,
     return {};
   EXPECT_EQ(zeroCopy.size(), stats.denseLiterals);
   module->walk([&](Operation *op) {
-    mlir::vmpack_compiler::replaceNestedAttributes(op, [&](Attribute attr) -> Attribute {
-      auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
-      if (!resource ||
-          !zeroCopy.isZeroCopyDense(resource.getRawHandle().getKey()))
-        return {};
-      return DenseElementsAttr::getFromRawBuffer(
-          resource.getType(), resource.getRawHandle().getBlob()->getData());
-    });
+    mlir::vmpack_compiler::replaceNestedAttributes(
+        op, [&](Attribute attr) -> Attribute {
+          auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+          if (!resource ||
+              !zeroCopy.isZeroCopyDense(resource.getRawHandle().getKey()))
+            return {};
+          return DenseElementsAttr::getFromRawBuffer(
+              resource.getType(), resource.getRawHandle().getBlob()->getData());
+        });
   });
   return print(*module);
 }
@@ -137,7 +138,7 @@ public:
     std::vector<std::string> resources;
     unsigned numOps = 1 + rng() % 8;
     for (unsigned i = 0; i < numOps; ++i) {
-      switch (rng() % 9) {
+      switch (rng() % 10) {
       case 0:
         text +=
             "%c" + std::to_string(i) + " = arith.constant " + literal() + "\n";
@@ -181,6 +182,13 @@ public:
         std::string value = literal(&type);
         text += "ml_program.global private @g" + std::to_string(i) + "(" +
                 value + ") : " + type + "\n";
+        break;
+      }
+      case 9: {
+        // The same literal twice: MLIR keeps one attribute for both.
+        std::string value = literal();
+        text += "\"test.op\"() {a = " + value + "} : () -> ()\n";
+        text += "\"test.op\"() {b = " + value + "} : () -> ()\n";
         break;
       }
       case 8:

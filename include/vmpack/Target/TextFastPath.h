@@ -42,6 +42,7 @@ namespace mlir::vmpack_compiler {
 
 /// What the fast path did, for tests and timing.
 struct TextFastPathStats {
+  /// Distinct dense literals decoded (equal ones of one type share a blob).
   size_t denseLiterals = 0;
   size_t resourceBlobs = 0;
   uint64_t decodedBytes = 0;
