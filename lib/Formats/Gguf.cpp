@@ -515,11 +515,72 @@ Status checkValue(const GgufKeyValue &kv) {
   return Status::ok();
 }
 
+struct Planned {
+  uint32_t ggmlType;
+  std::vector<int64_t> shape;
+  Encoding encoding;
+  uint64_t length;
+  uint64_t offset;
+};
+
+/// How writeGguf stores `t`; appends its vmpack.type record, if it needs
+/// one, to `records`.
+StatusOr<Planned> planTensor(const TensorInfo &t, GgufMetadata *records) {
+  if (t.isOpaque()) {
+    if (t.shape.size() > 4)
+      return Status::error("tensor " + quoteName(t.name) +
+                           ": GGUF holds at "
+                           "most 4 dimensions");
+    StatusOr<uint64_t> bytes = ggmlTensorBytes(*t.ggmlBlockType, t.shape);
+    if (!bytes)
+      return Status::error("tensor " + quoteName(t.name) + ": " +
+                           bytes.status().message());
+    if (*bytes != t.length)
+      return Status::error("tensor " + quoteName(t.name) +
+                           ": its source "
+                           "holds " +
+                           std::to_string(t.length) + " bytes, not the " +
+                           std::to_string(*bytes) +
+                           " its ggml type and shape need");
+    return Planned{*t.ggmlBlockType, t.shape, Encoding::Byte, *bytes, 0};
+  } else {
+    if (t.length != storedSize(t.elementType, t.shape, t.encoding))
+      return Status::error("tensor " + quoteName(t.name) +
+                           ": its source "
+                           "holds " +
+                           std::to_string(t.length) +
+                           " bytes, not the size of its type and shape");
+    std::optional<uint32_t> ggml = toGgmlType(t.elementType);
+    if (ggml && t.shape.size() <= 4) {
+      Encoding enc = interopEncoding(t.elementType);
+      Planned p{*ggml, t.shape, enc, *storedSize(t.elementType, t.shape, enc),
+                0};
+      if (!(fromGgmlType(*ggml) == t.elementType) && records)
+        records->push_back(
+            {std::string(kGgufTypeKeyPrefix) + t.name,
+             GgufValue::string(tensorTypeString(t.elementType, t.shape))});
+      return p;
+    } else {
+      std::optional<uint64_t> bytes =
+          storedSize(t.elementType, t.shape, Encoding::Packed);
+      if (!bytes || *bytes > uint64_t(std::numeric_limits<int64_t>::max()))
+        return Status::error("tensor " + quoteName(t.name) + " is too large");
+      Planned p{ggmlByteType(), {int64_t(*bytes)}, Encoding::Packed, *bytes, 0};
+      if (records)
+        records->push_back(
+            {std::string(kGgufTypeKeyPrefix) + t.name,
+             GgufValue::string(tensorTypeString(t.elementType, t.shape))});
+      return p;
+    }
+  }
+}
+
 } // namespace
 
 Status vmpack::formats::writeGguf(const std::string &path,
                                   const std::vector<TensorSource> &tensors,
-                                  const GgufMetadata &metadata) {
+                                  const GgufMetadata &metadata,
+                                  OutputGroup *group) {
   uint32_t alignment = kGgufDefaultAlignment;
   std::set<std::string> keys;
   bool hasQuantizationVersion = false;
@@ -545,13 +606,6 @@ Status vmpack::formats::writeGguf(const std::string &path,
     hasQuantizationVersion |= kv.key == "general.quantization_version";
   }
 
-  struct Planned {
-    uint32_t ggmlType;
-    std::vector<int64_t> shape;
-    Encoding encoding;
-    uint64_t length;
-    uint64_t offset;
-  };
   std::vector<Planned> plan;
   GgufMetadata records;
   std::set<std::string_view> names;
@@ -565,56 +619,15 @@ Status vmpack::formats::writeGguf(const std::string &path,
                            "at most 63 bytes (ggml's GGML_MAX_NAME)");
     if (!names.insert(t.name).second)
       return Status::error("two tensors are named " + quoteName(t.name));
-    Planned p;
-    if (t.isOpaque()) {
-      if (t.shape.size() > 4)
-        return Status::error("tensor " + quoteName(t.name) +
-                             ": GGUF holds at "
-                             "most 4 dimensions");
-      StatusOr<uint64_t> bytes = ggmlTensorBytes(*t.ggmlBlockType, t.shape);
-      if (!bytes)
-        return Status::error("tensor " + quoteName(t.name) + ": " +
-                             bytes.status().message());
-      if (*bytes != t.length)
-        return Status::error("tensor " + quoteName(t.name) +
-                             ": its source "
-                             "holds " +
-                             std::to_string(t.length) + " bytes, not the " +
-                             std::to_string(*bytes) +
-                             " its ggml type and shape need");
-      p = {*t.ggmlBlockType, t.shape, Encoding::Byte, *bytes, 0};
-      quantized = true;
-    } else {
-      if (t.length != storedSize(t.elementType, t.shape, t.encoding))
-        return Status::error("tensor " + quoteName(t.name) +
-                             ": its source "
-                             "holds " +
-                             std::to_string(t.length) +
-                             " bytes, not the size of its type and shape");
-      std::optional<uint32_t> ggml = toGgmlType(t.elementType);
-      if (ggml && t.shape.size() <= 4) {
-        Encoding enc = interopEncoding(t.elementType);
-        p = {*ggml, t.shape, enc, *storedSize(t.elementType, t.shape, enc), 0};
-        if (!(fromGgmlType(*ggml) == t.elementType))
-          records.push_back(
-              {std::string(kGgufTypeKeyPrefix) + t.name,
-               GgufValue::string(tensorTypeString(t.elementType, t.shape))});
-      } else {
-        std::optional<uint64_t> bytes =
-            storedSize(t.elementType, t.shape, Encoding::Packed);
-        if (!bytes || *bytes > uint64_t(std::numeric_limits<int64_t>::max()))
-          return Status::error("tensor " + quoteName(t.name) + " is too large");
-        p = {ggmlByteType(), {int64_t(*bytes)}, Encoding::Packed, *bytes, 0};
-        records.push_back(
-            {std::string(kGgufTypeKeyPrefix) + t.name,
-             GgufValue::string(tensorTypeString(t.elementType, t.shape))});
-      }
-    }
-    p.offset = dataSize;
-    if (p.length > std::numeric_limits<uint64_t>::max() / 2 - dataSize)
+    StatusOr<Planned> p = planTensor(t, &records);
+    if (!p)
+      return p.status();
+    quantized |= t.isOpaque();
+    p->offset = dataSize;
+    if (p->length > std::numeric_limits<uint64_t>::max() / 2 - dataSize)
       return Status::error("the tensors' total size overflows");
-    dataSize = alignUp(dataSize + p.length, alignment);
-    plan.push_back(std::move(p));
+    dataSize = alignUp(dataSize + p->length, alignment);
+    plan.push_back(std::move(*p));
   }
   if (quantized && !hasQuantizationVersion)
     records.insert(records.begin(), {"general.quantization_version",
@@ -643,7 +656,7 @@ Status vmpack::formats::writeGguf(const std::string &path,
   }
   uint64_t dataStart = alignUp(w.out.size(), alignment);
   StatusOr<std::unique_ptr<OutputFile>> out =
-      OutputFile::create(path, dataStart + dataSize);
+      OutputFile::create(path, dataStart + dataSize, group);
   if (!out)
     return out.status();
   if (Status s = (*out)->write(0, w.out.data(), w.out.size()); !s)
@@ -654,4 +667,11 @@ Status vmpack::formats::writeGguf(const std::string &path,
         !s)
       return s;
   return (*out)->commit();
+}
+
+StatusOr<uint64_t> vmpack::formats::ggufStoredBytes(const TensorInfo &tensor) {
+  StatusOr<Planned> p = planTensor(tensor, nullptr);
+  if (!p)
+    return p.status();
+  return p->length;
 }

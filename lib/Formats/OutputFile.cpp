@@ -24,7 +24,7 @@ static std::string errnoText(int err) {
 }
 
 StatusOr<std::unique_ptr<OutputFile>>
-OutputFile::create(const std::string &path, uint64_t size) {
+OutputFile::create(const std::string &path, uint64_t size, OutputGroup *group) {
   if (path.empty())
     return Status::error("empty output path");
   // A file-size limit must surface as EFBIG from pwrite, not kill us.
@@ -32,6 +32,7 @@ OutputFile::create(const std::string &path, uint64_t size) {
   std::unique_ptr<OutputFile> out(new OutputFile());
   out->destination = path;
   out->fileSize = size;
+  out->group = group;
   static std::atomic<uint64_t> counter{0};
   for (int attempt = 0;; ++attempt) {
     std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." +
@@ -184,9 +185,53 @@ Status OutputFile::writeTensor(uint64_t offset, const TensorSource &source,
 }
 
 Status OutputFile::commit() {
+  if (group) {
+    if (::close(fd) != 0) {
+      fd = -1;
+      return Status::error("cannot close '" + destination +
+                           "': " + errnoText(errno));
+    }
+    fd = -1;
+    group->pending.emplace_back(temp, destination);
+    committed = true; // the group owns the temporary file now
+    return Status::ok();
+  }
   if (::rename(temp.c_str(), destination.c_str()) != 0)
     return Status::error("cannot rename the finished file to '" + destination +
                          "': " + errnoText(errno));
   committed = true;
   return Status::ok();
+}
+
+OutputGroup::~OutputGroup() {
+  if (!done)
+    for (const auto &[temp, destination] : pending)
+      ::unlink(temp.c_str());
+}
+
+Status OutputGroup::commitAll() {
+  for (size_t i = 0; i < pending.size(); ++i) {
+    if (::rename(pending[i].first.c_str(), pending[i].second.c_str()) == 0)
+      continue;
+    int err = errno;
+    // All or nothing: take back the files already in place, drop the rest.
+    for (size_t k = 0; k < i; ++k)
+      ::unlink(pending[k].second.c_str());
+    for (size_t k = i; k < pending.size(); ++k)
+      ::unlink(pending[k].first.c_str());
+    done = true;
+    return Status::error("cannot rename the finished file to '" +
+                         pending[i].second + "': " + errnoText(err) +
+                         "; none of the " + std::to_string(pending.size()) +
+                         " files of the set was written");
+  }
+  done = true;
+  return Status::ok();
+}
+
+std::vector<std::string> OutputGroup::destinations() const {
+  std::vector<std::string> out;
+  for (const auto &p : pending)
+    out.push_back(p.second);
+  return out;
 }

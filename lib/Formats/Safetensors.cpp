@@ -223,6 +223,44 @@ Status applyLogicalType(TensorInfo &info, const std::string &value) {
       (size ? std::to_string(*size) : std::string("?")) + " bytes");
 }
 
+struct TensorPlan {
+  const char *dtype;
+  Encoding encoding;
+  uint64_t length;
+  /// Stored as a 1-D U8 tensor of `length` bytes.
+  bool packed;
+  /// Needs a vmpack.type.NAME record.
+  bool typeRecord;
+};
+
+/// How writeSafetensors stores `t`: its dtype when the type has one, else
+/// (and for F4/F6 tensors of a bit count that is not a multiple of 8) the
+/// packed bytes as U8.
+StatusOr<TensorPlan> planTensor(const TensorInfo &t) {
+  if (t.isOpaque()) {
+    const GgmlTypeTraits *traits = ggmlTypeTraits(*t.ggmlBlockType);
+    return Status::error(
+        "tensor " + quoteName(t.name) + " is ggml " +
+        (traits ? traits->name : std::to_string(*t.ggmlBlockType)) +
+        " blocks, which safetensors cannot hold; write .gguf or .vmpk");
+  }
+  const char *dtype = toSafetensorsDtype(t.elementType);
+  Encoding enc = interopEncoding(t.elementType);
+  std::optional<uint64_t> length = storedSize(t.elementType, t.shape, enc);
+  std::optional<uint64_t> n = numElements(t.shape);
+  // F4 and F6 need whole bytes per tensor; an odd count falls back to U8.
+  if (dtype && length && n && *n * safetensorsDtypeBits(dtype) % 8 == 0)
+    return TensorPlan{dtype, enc, *length, false,
+                      !(fromSafetensorsDtype(dtype) == t.elementType)};
+  length = storedSize(t.elementType, t.shape, Encoding::Packed);
+  if (!length)
+    return Status::error("tensor " + quoteName(t.name) + ": " +
+                         tensorTypeString(t.elementType, t.shape) +
+                         " is too large");
+  return TensorPlan{toSafetensorsDtype(opaqueByteType()), Encoding::Packed,
+                    *length, true, true};
+}
+
 } // namespace
 
 StatusOr<SafetensorsFile>
@@ -331,10 +369,9 @@ vmpack::formats::readSafetensors(const uint8_t *data, size_t size,
   return file;
 }
 
-Status
-vmpack::formats::writeSafetensors(const std::string &path,
-                                  const std::vector<TensorSource> &tensors,
-                                  const StringMetadata &metadata) {
+Status vmpack::formats::writeSafetensors(
+    const std::string &path, const std::vector<TensorSource> &tensors,
+    const StringMetadata &metadata, OutputGroup *group) {
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   nlohmann::ordered_json meta = nlohmann::ordered_json::object();
   for (const auto &[key, value] : metadata) {
@@ -361,39 +398,20 @@ vmpack::formats::writeSafetensors(const std::string &path,
                            "safetensors");
     if (!names.insert(t.name).second)
       return Status::error("two tensors are named " + quoteName(t.name));
-    if (t.isOpaque()) {
-      const GgmlTypeTraits *traits = ggmlTypeTraits(*t.ggmlBlockType);
-      return Status::error(
-          "tensor " + quoteName(t.name) + " is ggml " +
-          (traits ? traits->name : std::to_string(*t.ggmlBlockType)) +
-          " blocks, which safetensors cannot hold; write .gguf or .vmpk");
-    }
-    const char *dtype = toSafetensorsDtype(t.elementType);
-    Encoding enc = interopEncoding(t.elementType);
-    std::optional<uint64_t> length = storedSize(t.elementType, t.shape, enc);
-    std::optional<uint64_t> n = numElements(t.shape);
-    // F4 and F6 need whole bytes per tensor; an odd count falls back to U8.
-    bool fits =
-        dtype && length && n && *n * safetensorsDtypeBits(dtype) % 8 == 0;
+    StatusOr<TensorPlan> p = planTensor(t);
+    if (!p)
+      return p.status();
     nlohmann::ordered_json entry;
-    if (fits) {
-      entry["dtype"] = dtype;
+    entry["dtype"] = p->dtype;
+    if (p->packed)
+      entry["shape"] = std::vector<uint64_t>{p->length};
+    else
       entry["shape"] = t.shape;
-      if (!(fromSafetensorsDtype(dtype) == t.elementType))
-        meta[std::string(kSafetensorsTypeKeyPrefix) + t.name] =
-            tensorTypeString(t.elementType, t.shape);
-    } else {
-      enc = Encoding::Packed;
-      length = storedSize(t.elementType, t.shape, enc);
-      if (!length)
-        return Status::error("tensor " + quoteName(t.name) + ": " +
-                             tensorTypeString(t.elementType, t.shape) +
-                             " is too large");
-      entry["dtype"] = toSafetensorsDtype(opaqueByteType());
-      entry["shape"] = std::vector<uint64_t>{*length};
+    if (p->typeRecord)
       meta[std::string(kSafetensorsTypeKeyPrefix) + t.name] =
           tensorTypeString(t.elementType, t.shape);
-    }
+    std::optional<uint64_t> length = p->length;
+    Encoding enc = p->encoding;
     if (offset > std::numeric_limits<uint64_t>::max() - *length)
       return Status::error("the tensors' total size overflows");
     entry["data_offsets"] = {offset, offset + *length};
@@ -422,7 +440,7 @@ vmpack::formats::writeSafetensors(const std::string &path,
   if (offset > std::numeric_limits<uint64_t>::max() - dataStart)
     return Status::error("the tensors' total size overflows");
   StatusOr<std::unique_ptr<OutputFile>> out =
-      OutputFile::create(path, dataStart + offset);
+      OutputFile::create(path, dataStart + offset, group);
   if (!out)
     return out.status();
   uint8_t length[kLengthBytes];
@@ -446,4 +464,12 @@ vmpack::formats::writeSafetensors(const std::string &path,
     at += plan[i].length;
   }
   return (*out)->commit();
+}
+
+StatusOr<uint64_t>
+vmpack::formats::safetensorsStoredBytes(const TensorInfo &tensor) {
+  StatusOr<TensorPlan> p = planTensor(tensor);
+  if (!p)
+    return p.status();
+  return p->length;
 }

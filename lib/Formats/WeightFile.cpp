@@ -43,6 +43,11 @@ vmpack::formats::parseFormatName(std::string_view name) {
 
 std::optional<FileFormat>
 vmpack::formats::formatFromPath(std::string_view path) {
+  // A Hugging Face shard index (docs/interop.md, "Sharding").
+  constexpr std::string_view kIndex = ".safetensors.index.json";
+  if (path.size() > kIndex.size() &&
+      path.compare(path.size() - kIndex.size(), kIndex.size(), kIndex) == 0)
+    return FileFormat::Safetensors;
   size_t dot = path.find_last_of('.');
   size_t slash = path.find_last_of('/');
   if (dot == std::string_view::npos ||

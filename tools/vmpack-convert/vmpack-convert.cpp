@@ -15,6 +15,7 @@
 
 #include "vmpack/Archive/Format.h"
 #include "vmpack/Formats/DequantSplit.h"
+#include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/WeightFile.h"
 
 #include <cstdio>
@@ -34,6 +35,8 @@ const char *kUsage =
     "Converts weight files between .vmpk, .safetensors, .gguf and .irpa. The\n"
     "tensors"
     " of all inputs are written to OUT in input order; names must be unique.\n"
+    "A sharded input is named by its first file or its index\n"
+    "(NAME-00001-of-0000N.EXT or NAME.safetensors.index.json).\n"
     "\n"
     "options:\n"
     "  -o OUT              the output file (written via a temporary file)\n"
@@ -43,6 +46,13 @@ const char *kUsage =
     "  --alignment=N       .vmpk segment alignment (default 64) or GGUF\n"
     "                      general.alignment (default: the input's, else 32)\n"
     "  --module-name=NAME  the .vmpk module name (default: OUT's file name)\n"
+    "  --max-shard-size=SIZE\n"
+    "                      write OUT as numbered shards of at most SIZE bytes\n"
+    "                      of tensor data each (K/M/G: powers of 1000,\n"
+    "                      KiB/MiB/GiB: of 1024; a larger tensor goes alone):\n"
+    "                      NAME-00001-of-0000N.safetensors + NAME.safetensors\n"
+    "                      .index.json, or NAME-00001-of-0000N.gguf with\n"
+    "                      gguf-split's split.* keys\n"
     "  --dequant-split     replace ggml Q4_0, Q4_1 and Q8_0 tensors NAME by\n"
     "                      NAME.q (i4, ui4 or i8), NAME.d (f16 scales) and,\n"
     "                      for Q4_1, NAME.m (f16 minimums)\n"
@@ -76,6 +86,7 @@ int main(int argc, char **argv) {
   std::string output, moduleName;
   std::optional<FileFormat> from, to;
   std::optional<uint32_t> alignment;
+  std::optional<uint64_t> maxShard;
   bool quiet = false;
   bool dequant = false;
   for (int i = 1; i < argc; ++i) {
@@ -115,6 +126,12 @@ int main(int argc, char **argv) {
           (n & (n - 1)))
         return error("--alignment needs a power of two up to 2^30");
       alignment = uint32_t(n);
+    } else if (startsWith(arg, "--max-shard-size")) {
+      std::optional<std::string> v = value("--max-shard-size");
+      maxShard = v ? parseShardSize(*v) : std::nullopt;
+      if (!maxShard)
+        return error("--max-shard-size needs a positive size such as 5G, "
+                     "500MB, 2GiB or 1000000");
     } else if (startsWith(arg, "--module-name")) {
       std::optional<std::string> v = value("--module-name");
       if (!v)
@@ -145,26 +162,43 @@ int main(int argc, char **argv) {
       return error(
           "cannot tell the format of '" + path +
           "' from its extension; use --from=vmpk|safetensors|gguf|irpa");
-    StatusOr<std::unique_ptr<WeightFile>> file = openWeightFile(path, *format);
-    if (!file)
-      return error(file.status().message());
-    for (TensorSource &source : (*file)->sources()) {
-      std::vector<TensorSource> parts;
-      if (dequant && source.info.isOpaque() &&
-          canDequantSplit(*source.info.ggmlBlockType))
-        parts = dequantSplit(source);
-      else
-        parts.push_back(std::move(source));
-      for (TensorSource &s : parts) {
-        auto [it, added] = owner.emplace(s.info.name, path);
-        if (!added)
-          return error("tensor '" + s.info.name + "' is in both '" +
-                       it->second + "' and '" + path + "'");
-        tensors.push_back(std::move(s));
+    StatusOr<std::vector<std::unique_ptr<WeightFile>>> set =
+        openWeightSet(path, *format);
+    if (!set)
+      return error(set.status().message());
+    for (std::unique_ptr<WeightFile> &file : *set) {
+      for (TensorSource &source : file->sources()) {
+        std::vector<TensorSource> parts;
+        if (dequant && source.info.isOpaque() &&
+            canDequantSplit(*source.info.ggmlBlockType))
+          parts = dequantSplit(source);
+        else
+          parts.push_back(std::move(source));
+        for (TensorSource &s : parts) {
+          auto [it, added] = owner.emplace(s.info.name, file->path);
+          if (!added)
+            return error("tensor '" + s.info.name + "' is in both '" +
+                         it->second + "' and '" + file->path + "'");
+          tensors.push_back(std::move(s));
+        }
       }
+      files.push_back(std::move(file));
     }
-    files.push_back(std::move(*file));
   }
+  if (maxShard && *to != FileFormat::Safetensors && *to != FileFormat::Gguf)
+    return error(std::string("--max-shard-size: ") +
+                 (*to == FileFormat::Irpa
+                      ? "IREE's .irpa has no sharding convention; write one "
+                        ".irpa per input instead"
+                      : "sharded .vmpk output is not supported yet") +
+                 " (shards are written for .safetensors and .gguf)");
+  std::vector<std::string> writtenFiles;
+  auto sharded = [&](StatusOr<std::vector<std::string>> files) {
+    if (!files)
+      return files.status();
+    writtenFiles = std::move(*files);
+    return Status::ok();
+  };
 
   // Metadata: each format keeps what it can hold (docs/interop.md).
   StringMetadata strings;
@@ -213,7 +247,9 @@ int main(int argc, char **argv) {
       warning(std::to_string(dropped) +
               " GGUF metadata value(s) that are not "
               "strings have no safetensors form and are not written");
-    written = writeSafetensors(output, tensors, strings);
+    written = maxShard ? sharded(writeShardedSafetensors(output, tensors,
+                                                         strings, *maxShard))
+                       : writeSafetensors(output, tensors, strings);
     break;
   case FileFormat::Gguf:
     if (alignment) {
@@ -227,7 +263,9 @@ int main(int argc, char **argv) {
       gguf.push_back(
           {std::string(kGgufAlignmentKey), GgufValue::uint32(*alignment)});
     }
-    written = writeGguf(output, tensors, gguf);
+    written = maxShard
+                  ? sharded(writeShardedGguf(output, tensors, gguf, *maxShard))
+                  : writeGguf(output, tensors, gguf);
     break;
   case FileFormat::Irpa:
     if (!strings.empty() || !gguf.empty())
@@ -248,8 +286,15 @@ int main(int argc, char **argv) {
   }
   if (!written)
     return error(written.message());
-  if (!quiet)
+  if (!quiet && !writtenFiles.empty()) {
+    std::printf("wrote %zu file(s): %zu tensors from %zu file(s), %s\n",
+                writtenFiles.size(), tensors.size(), files.size(),
+                formatName(*to));
+    for (const std::string &file : writtenFiles)
+      std::printf("  %s\n", file.c_str());
+  } else if (!quiet) {
     std::printf("wrote %s: %zu tensors from %zu file(s), %s\n", output.c_str(),
                 tensors.size(), files.size(), formatName(*to));
+  }
   return 0;
 }

@@ -112,10 +112,15 @@ StatusOr<GgufFile> readGguf(const uint8_t *data, size_t size,
 /// power of two and multiple of 8 and sets the alignment; otherwise 32),
 /// then vmpack.type.* records; tensors in the order given, each at the next
 /// aligned offset, the file padded with zeros to the alignment, as ggml's
-/// gguf writer lays it out.
+/// gguf writer lays it out. With a group, the rename is left to it.
+class OutputGroup;
 Status writeGguf(const std::string &path,
                  const std::vector<TensorSource> &tensors,
-                 const GgufMetadata &metadata);
+                 const GgufMetadata &metadata, OutputGroup *group = nullptr);
+
+/// The bytes writeGguf stores for `tensor` (before alignment padding), or
+/// the error it would report.
+StatusOr<uint64_t> ggufStoredBytes(const TensorInfo &tensor);
 
 /// The size in bytes of a ggml type's tensor of `shape` (MLIR order), or an
 /// error naming what is wrong (unknown type, row not a whole number of

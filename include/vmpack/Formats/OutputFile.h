@@ -21,6 +21,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace vmpack::formats {
 
@@ -35,11 +37,36 @@ using ChunkSink = std::function<Status(uint64_t offsetInTensor,
 Status forEachTensorChunk(const TensorSource &source, Encoding encoding,
                           const ChunkSink &sink);
 
+class OutputFile;
+
+/// Files that appear together or not at all (the shards of a set and their
+/// index). A member's commit() only closes it; commitAll() renames every
+/// member into place, and if one rename fails removes the members it had
+/// already renamed. Until then, and if the group is destroyed first, the
+/// temporary files are removed and the destinations are untouched.
+class OutputGroup {
+public:
+  OutputGroup() = default;
+  OutputGroup(const OutputGroup &) = delete;
+  OutputGroup &operator=(const OutputGroup &) = delete;
+  ~OutputGroup();
+  Status commitAll();
+  /// Destinations in the order their files were committed.
+  std::vector<std::string> destinations() const;
+
+private:
+  friend class OutputFile;
+  /// (temporary file, destination) of each committed member.
+  std::vector<std::pair<std::string, std::string>> pending;
+  bool done = false;
+};
+
 class OutputFile {
 public:
-  /// Creates `path`.tmp.<pid>.<n> with `size` bytes, all zero.
-  static StatusOr<std::unique_ptr<OutputFile>> create(const std::string &path,
-                                                      uint64_t size);
+  /// Creates `path`.tmp.<pid>.<n> with `size` bytes, all zero. With a
+  /// group, commit() hands the file to the group instead of renaming it.
+  static StatusOr<std::unique_ptr<OutputFile>>
+  create(const std::string &path, uint64_t size, OutputGroup *group = nullptr);
   ~OutputFile();
   OutputFile(const OutputFile &) = delete;
   OutputFile &operator=(const OutputFile &) = delete;
@@ -56,7 +83,8 @@ public:
   /// the Pack layer in chunks of bounded size.
   Status writeTensor(uint64_t offset, const TensorSource &source,
                      Encoding encoding);
-  /// Renames the temporary file to the destination.
+  /// Renames the temporary file to the destination (or, in a group, closes
+  /// it and leaves the rename to OutputGroup::commitAll).
   Status commit();
 
   const std::string &path() const { return destination; }
@@ -67,6 +95,7 @@ public:
 private:
   OutputFile() = default;
   std::string destination, temp;
+  OutputGroup *group = nullptr;
   int fd = -1;
   uint64_t fileSize = 0;
   uint64_t kernelCopied = 0;

@@ -58,12 +58,20 @@ struct SafetensorsFile {
 StatusOr<SafetensorsFile> readSafetensors(const uint8_t *data, size_t size,
                                           const SafetensorsLimits &limits = {});
 
+class OutputGroup;
+
 /// Writes `tensors` (in the order given) and `metadata` to `path` via a
-/// temporary file and a rename. The header is padded with spaces to a
-/// multiple of 8 bytes, as the reference writer does.
+/// temporary file and a rename (left to `group` when one is given). The
+/// header is padded with spaces to a multiple of 8 bytes, as the reference
+/// writer does.
 Status writeSafetensors(const std::string &path,
                         const std::vector<TensorSource> &tensors,
-                        const StringMetadata &metadata);
+                        const StringMetadata &metadata,
+                        OutputGroup *group = nullptr);
+
+/// The bytes writeSafetensors stores for `tensor` in the data buffer, or
+/// the error it would report.
+StatusOr<uint64_t> safetensorsStoredBytes(const TensorInfo &tensor);
 
 } // namespace vmpack::formats
 

@@ -30,7 +30,8 @@ enum class FileFormat { Vmpk, Safetensors, Gguf, Irpa };
 /// "vmpk", "safetensors", "gguf", "irpa".
 const char *formatName(FileFormat format);
 std::optional<FileFormat> parseFormatName(std::string_view name);
-/// From the extension: .vmpk, .safetensors, .gguf, .irpa.
+/// From the extension: .vmpk, .safetensors, .gguf, .irpa, and
+/// .safetensors.index.json (a sharded safetensors set).
 std::optional<FileFormat> formatFromPath(std::string_view path);
 
 /// An input file, mapped for the object's lifetime.
