@@ -71,8 +71,7 @@ struct IndexLimitError {
 
 } // namespace
 
-std::optional<uint64_t>
-vmpack::formats::parseShardSize(std::string_view text) {
+std::optional<uint64_t> vmpack::formats::parseShardSize(std::string_view text) {
   size_t digits = 0;
   uint64_t n = 0;
   while (digits < text.size() && std::isdigit((unsigned char)text[digits])) {
@@ -140,8 +139,8 @@ std::string vmpack::formats::shardFileName(std::string_view stem,
   return std::string(stem) + buf + std::string(ext);
 }
 
-std::optional<ShardName>
-vmpack::formats::parseShardName(std::string_view path, std::string_view ext) {
+std::optional<ShardName> vmpack::formats::parseShardName(std::string_view path,
+                                                         std::string_view ext) {
   // "-NNNNN-of-NNNNN" is 15 characters.
   if (!endsWith(path, ext) || path.size() < ext.size() + 15)
     return std::nullopt;
@@ -245,9 +244,8 @@ vmpack::formats::readSafetensorsIndex(const uint8_t *data, size_t size,
   std::set<std::string> files;
   for (auto it = map->begin(); it != map->end(); ++it) {
     if (!it->is_string())
-      return fail("weight_map: tensor " + shownName(it.key()) +
-                  " maps to " + it->dump().substr(0, 100) +
-                  ", not a file name");
+      return fail("weight_map: tensor " + shownName(it.key()) + " maps to " +
+                  it->dump().substr(0, 100) + ", not a file name");
     const std::string &file = it->get_ref<const std::string &>();
     bool plain = !file.empty() && file.size() <= 255 && file != "." &&
                  file != ".." && endsWith(file, ".safetensors") &&
@@ -315,7 +313,8 @@ StatusOr<std::vector<std::string>> vmpack::formats::writeShardedSafetensors(
   if (endsWith(path, kSafetensorsIndexSuffix))
     stem = path.substr(0, path.size() - kSafetensorsIndexSuffix.size());
   else if (endsWith(path, ".safetensors"))
-    stem = path.substr(0, path.size() - std::string_view(".safetensors").size());
+    stem =
+        path.substr(0, path.size() - std::string_view(".safetensors").size());
   else
     return Status::error("a sharded safetensors output is named "
                          "NAME.safetensors or NAME.safetensors.index.json, "
@@ -370,11 +369,9 @@ StatusOr<std::vector<std::string>> vmpack::formats::writeShardedSafetensors(
   return group.destinations();
 }
 
-StatusOr<std::vector<std::string>>
-vmpack::formats::writeShardedGguf(const std::string &path,
-                                  const std::vector<TensorSource> &tensors,
-                                  const GgufMetadata &metadata,
-                                  uint64_t maxBytes) {
+StatusOr<std::vector<std::string>> vmpack::formats::writeShardedGguf(
+    const std::string &path, const std::vector<TensorSource> &tensors,
+    const GgufMetadata &metadata, uint64_t maxBytes) {
   if (!endsWith(path, ".gguf") || path.size() == 5 ||
       path[path.size() - 6] == '/')
     return Status::error("a sharded GGUF output is named NAME.gguf, not '" +
@@ -544,8 +541,8 @@ StatusOr<FileList> openSafetensorsSet(const std::string &path) {
   // No index: the numbered files themselves.
   FileList files;
   for (unsigned k = 1; k <= shard->count; ++k) {
-    std::string name = shardFileName(shard->stem, k, shard->count,
-                                     ".safetensors");
+    std::string name =
+        shardFileName(shard->stem, k, shard->count, ".safetensors");
     if (!exists(name))
       return Status::error("shard " + std::to_string(k) + " of " +
                            std::to_string(shard->count) + " ('" + name +
@@ -564,9 +561,8 @@ StatusOr<FileList> openSafetensorsSet(const std::string &path) {
 
 /// A split key's value, which must have gguf-split's type; nullopt when
 /// absent.
-StatusOr<std::optional<uint64_t>> splitKey(const WeightFile &f,
-                                           std::string_view key,
-                                           GgufType type) {
+StatusOr<std::optional<uint64_t>>
+splitKey(const WeightFile &f, std::string_view key, GgufType type) {
   for (const GgufKeyValue &kv : f.ggufMetadata)
     if (kv.key == key) {
       if (kv.value.type != type)
@@ -626,9 +622,9 @@ StatusOr<FileList> openGgufSet(const std::string &path) {
     return Status::error("'" + path + "' has split.count " + std::to_string(n) +
                          " but no split.no");
   if (**no != 0)
-    return Status::error("'" + path + "' is split " +
-                         std::to_string(**no + 1) + " of " + std::to_string(n) +
-                         " (split.no " + std::to_string(**no) +
+    return Status::error("'" + path + "' is split " + std::to_string(**no + 1) +
+                         " of " + std::to_string(n) + " (split.no " +
+                         std::to_string(**no) +
                          "); name the first file of the set");
   if (!*total)
     return Status::error("'" + path + "' has split.count " + std::to_string(n) +

@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Interop test: files vmpack writes, read by readers that share no code with
-# vmpack. Usage: interop.sh KIND TESTGEN SHARED_DIR WORK_DIR
+# vmpack. Usage: interop.sh KIND TESTGEN SHARED_DIR WORK_DIR [VMPACK_CONVERT]
 #   safetensors: the json + numpy reader (read_safetensors.py) and, when
 #     SHARED_DIR/iree-tools exists, IREE's iree-dump-parameters;
 #   gguf: npm's @huggingface/gguf (installed with npm into WORK_DIR) through
 #     read_gguf.mjs;
 #   gguf-iree: the same on a file of the types IREE reads, plus IREE's
 #     iree-dump-parameters.
+# KIND-shards (safetensors-shards, gguf-shards, gguf-iree-shards): the same
+# sample split by VMPACK_CONVERT --max-shard-size into a
+# Hugging Face shard set with its index, or a gguf-split set, read as a set
+# by the same readers (the index by read_safetensors.py, the GGUF files by
+# @huggingface/gguf's ggufAllShards) and file by file by IREE.
 # Exits 77 (CTest's skip code) when no reader is available, saying why.
 set -euo pipefail
-kind=$1 testgen=$2 shared=$3 work=$4
+kind=$1 testgen=$2 shared=$3 work=$4 convert=${5:-}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
-ext=${kind%-iree}
+base=${kind%-shards}
+ext=${base%-iree}
 file="$work/sample.$ext"
-"$testgen" "$kind" "$file"
+"$testgen" "$base" "$file"
+if [ "$base" != "$kind" ]; then
+  # Small shards, so that the set has many files and some hold one tensor.
+  rm -rf "$work/shards" && mkdir -p "$work/shards"
+  "$convert" -q "$file" \
+    -o "$work/shards/sample.$ext" --max-shard-size=300
+  if [ "$ext" = safetensors ]; then
+    file="$work/shards/sample.safetensors.index.json"
+  else
+    file=$(ls "$work"/shards/sample-00001-of-*.gguf)
+  fi
+fi
 
 iree="$shared/iree-tools/iree-dump-parameters"
 if [ ! -x "$iree" ]; then
@@ -23,7 +40,7 @@ if [ ! -x "$iree" ]; then
   iree=""
 fi
 
-case "$kind" in
+case "$base" in
 safetensors)
   python=""
   for p in /usr/bin/python3 python3; do
@@ -53,7 +70,7 @@ gguf | gguf-iree)
       exit 77
     fi
   fi
-  if [ "$kind" = gguf ]; then iree=""; fi
+  if [ "$base" = gguf ]; then iree=""; fi
   node "$here/read_gguf.mjs" "$modules" "$file" $iree
   ;;
 *)

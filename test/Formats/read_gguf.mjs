@@ -4,6 +4,13 @@
 //
 // Usage: node read_gguf.mjs NODE_MODULES FILE [IREE_DUMP_PARAMETERS]
 //
+// A FILE named NAME-00001-of-0000N.gguf is the first of a split set: the
+// package's ggufAllShards reads all N files, every file must carry
+// llama.cpp's gguf-split keys (split.no = its 0-based number, split.count = N,
+// split.tensors.count = the tensors of all files; uint16, uint16, int32), only
+// the first the model's other pairs, and every file's tensors are checked
+// as below (and listed by IREE, file by file).
+//
 // Tensor "tN.TYPE" holds scalar k = (k * 37 + N * 11) mod 2^W (0/1 for i1)
 // of MLIR element type TYPE; "qN.NAME" holds ggml blocks whose byte j is
 // (j * 37 + N * 11) mod 256. Numbers below come from ggml-org/ggml:
@@ -14,7 +21,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [modules, file, iree] = process.argv.slice(2);
-const { gguf } = await import(
+const { gguf, ggufAllShards } = await import(
   pathToFileURL(join(modules, "@huggingface/gguf/dist/index.mjs")).href);
 
 const PLAIN = { f32: [0, 32], f16: [1, 16], i8: [24, 8], i16: [25, 16],
@@ -57,13 +64,13 @@ function fail(message) {
   process.exit(1);
 }
 
+function checkFile(file, r, first) {
 const bytes = readFileSync(file);
-const r = await gguf(file, { allowLocalFile: true });
 const meta = r.metadata;
-if (meta["general.name"] !== "vmpack sample") fail("general.name is " + meta["general.name"]);
+if (first && meta["general.name"] !== "vmpack sample") fail("general.name is " + meta["general.name"]);
+if (!first && meta["general.name"] !== undefined) fail(file + ": general.name outside the first split");
 const alignment = BigInt(meta["general.alignment"] ?? 32);
 const listed = new Map();
-let checked = 0;
 for (const t of r.tensorInfos) {
   const start = r.tensorDataOffset + t.offset;
   if (start % alignment !== 0n) fail(t.name + " is not aligned");
@@ -129,10 +136,41 @@ for (const t of r.tensorInfos) {
   listed.set(t.name, [Number(start), length]);
   ++checked;
 }
+return listed;
+}
+let checked = 0;
+const shardName = /-(\d{5})-of-(\d{5})\.gguf$/.exec(file);
+const files = [];
+if (shardName) {
+  const all = await ggufAllShards(file, { allowLocalFile: true, typedMetadata: true });
+  const n = Number(shardName[2]);
+  if (all.shards.length !== n) fail(`${all.shards.length} splits, expected ${n}`);
+  let total = 0;
+  all.shards.forEach((r, k) => {
+    const t = r.typedMetadata;
+    const want = [["split.no", k, 2], ["split.count", n, 2],
+                  ["split.tensors.count", undefined, 5]];
+    for (const [key, value, type] of want) {
+      if (!t[key]) fail(`${all.urls[k]}: no ${key}`);
+      if (t[key].type !== type) fail(`${all.urls[k]}: ${key} has type ${t[key].type}`);
+      if (value !== undefined && t[key].value !== value)
+        fail(`${all.urls[k]}: ${key} is ${t[key].value}, expected ${value}`);
+    }
+    total += r.tensorInfos.length;
+    files.push([all.urls[k], checkFile(all.urls[k], r, k === 0)]);
+  });
+  for (const r of all.shards)
+    if (r.metadata["split.tensors.count"] !== total)
+      fail(`split.tensors.count ${r.metadata["split.tensors.count"]}, the splits hold ${total}`);
+  console.log(`@huggingface/gguf: ${n} splits, split keys as gguf-split writes them`);
+} else {
+  files.push([file, checkFile(file, await gguf(file, { allowLocalFile: true }), true)]);
+}
 console.log(`@huggingface/gguf: ${checked} tensors match`);
 
 if (iree) {
-  const out = execFileSync(iree, ["--parameters=" + file], { encoding: "utf8" });
+  for (const [path, listed] of files) {
+  const out = execFileSync(iree, ["--parameters=" + path], { encoding: "utf8" });
   let seen = 0;
   for (const line of out.split("\n")) {
     const m = /^\s*(\d+) \|\s*(\d+) \|\s*(\d+) \| `(.*)`$/.exec(line);
@@ -143,5 +181,6 @@ if (iree) {
     ++seen;
   }
   if (seen !== listed.size) fail(`IREE lists ${seen} entries, expected ${listed.size}`);
-  console.log(`iree-dump-parameters: ${seen} entries at the same offsets`);
+  console.log(`iree-dump-parameters: ${path}: ${seen} entries at the same offsets`);
+  }
 }

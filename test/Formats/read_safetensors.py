@@ -4,6 +4,11 @@
 
 Usage: read_safetensors.py [--any-metadata] FILE [IREE_DUMP_PARAMETERS]
 
+FILE may be a Hugging Face shard index (NAME.safetensors.index.json): then
+every shard it names is read and checked as above, and the index must map
+every tensor to the shard that holds it, no tensor may be in two shards, and
+metadata.total_size must be the sum of the tensors' byte lengths.
+
 Reads FILE as the safetensors format describes it (8-byte little-endian
 header length, JSON header, data buffer) and checks every tensor written by
 vmpack-formats-testgen against the sample pattern: scalar k of tensor number
@@ -13,6 +18,7 @@ little-endian bit stream. With IREE_DUMP_PARAMETERS, also checks that IREE's
 parser lists every tensor at the same file offsets.
 """
 import json
+import os
 import re
 import subprocess
 import sys
@@ -74,12 +80,8 @@ def unpack_bits(raw, bits, count):
     return out
 
 
-def main():
-    args = sys.argv[1:]
-    any_metadata = args[:1] == ["--any-metadata"]
-    if any_metadata:
-        args = args[1:]
-    path = args[0]
+def check_file(path, any_metadata, iree):
+    """Checks one safetensors file; returns {tensor: byte length}."""
     blob = open(path, "rb").read()
     n = int.from_bytes(blob[:8], "little")
     header = json.loads(blob[8:8 + n].decode("utf-8"))
@@ -125,10 +127,10 @@ def main():
             raise SystemExit("%s: %s differs from the pattern: %s vs %s" %
                              (path, name, words[:8], expect[:8]))
         checked += 1
-    print("numpy reader: %d tensors match" % checked)
+    print("numpy reader: %s: %d tensors match" % (path, checked))
 
-    if len(args) > 1:
-        out = subprocess.run([args[1], "--parameters=" + path],
+    if iree:
+        out = subprocess.run([iree, "--parameters=" + path],
                              capture_output=True, text=True, check=True).stdout
         listed = {}
         for line in out.splitlines():
@@ -145,6 +147,45 @@ def main():
             raise SystemExit("IREE lists %d entries, expected %d" %
                              (len(listed), len(header)))
         print("iree-dump-parameters: %d entries at the same offsets" % len(listed))
+    return {name: info["data_offsets"][1] - info["data_offsets"][0]
+            for name, info in header.items()}
+
+
+def main():
+    args = sys.argv[1:]
+    any_metadata = args[:1] == ["--any-metadata"]
+    if any_metadata:
+        args = args[1:]
+    path = args[0]
+    iree = args[1] if len(args) > 1 else None
+    if not path.endswith(".index.json"):
+        check_file(path, any_metadata, iree)
+        return
+    index = json.load(open(path, encoding="utf-8"))
+    weight_map = index["weight_map"]
+    folder = os.path.dirname(path)
+    held = {}
+    for shard in sorted(set(weight_map.values())):
+        assert "/" not in shard and shard.endswith(".safetensors"), shard
+        for name, length in check_file(os.path.join(folder, shard),
+                                       any_metadata, iree).items():
+            if name in held:
+                raise SystemExit("%s is in %s and %s" %
+                                 (name, held[name][0], shard))
+            held[name] = (shard, length)
+    if set(held) != set(weight_map):
+        raise SystemExit("the index lists %d tensors, the shards hold %d" %
+                         (len(weight_map), len(held)))
+    for name, shard in weight_map.items():
+        if held[name][0] != shard:
+            raise SystemExit("the index puts %s in %s, it is in %s" %
+                             (name, shard, held[name][0]))
+    total = sum(length for _, length in held.values())
+    if index["metadata"]["total_size"] != total:
+        raise SystemExit("total_size is %s, the tensors take %d bytes" %
+                         (index["metadata"]["total_size"], total))
+    print("index: %d tensors in %d shards, total_size %d" %
+          (len(held), len(set(weight_map.values())), total))
 
 
 if __name__ == "__main__":
