@@ -1,4 +1,5 @@
-//===- ShardsTest.cpp - Sharded safetensors and GGUF sets ------------------===//
+//===- ShardsTest.cpp - Sharded safetensors and GGUF sets
+//------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The shard plan against huggingface_hub's documented example, the names
@@ -45,11 +46,11 @@ contents(const std::vector<std::unique_ptr<WeightFile>> &set) {
   std::map<std::string, std::vector<uint8_t>> out;
   for (const auto &f : set)
     for (const TensorInfo &t : f->tensors)
-      out[t.name] = t.isOpaque()
-                        ? std::vector<uint8_t>(f->map->data() + t.offset,
-                                               f->map->data() + t.offset +
-                                                   t.length)
-                        : toByteEncoding(t, f->map->data());
+      out[t.name] =
+          t.isOpaque()
+              ? std::vector<uint8_t>(f->map->data() + t.offset,
+                                     f->map->data() + t.offset + t.length)
+              : toByteEncoding(t, f->map->data());
   return out;
 }
 
@@ -97,8 +98,7 @@ TEST(ShardPlan, FollowsTheReferencesInOrder) {
   EXPECT_EQ(planShards({6, 6, 2, 6, 2, 2}, 10),
             (std::vector<size_t>{0, 1, 1, 2, 2, 2}));
   // A tensor above the limit goes alone; the next starts a new shard.
-  EXPECT_EQ(planShards({1, 20, 1, 1}, 10),
-            (std::vector<size_t>{0, 1, 2, 2}));
+  EXPECT_EQ(planShards({1, 20, 1, 1}, 10), (std::vector<size_t>{0, 1, 2, 2}));
   EXPECT_EQ(planShards({20}, 10), (std::vector<size_t>{0}));
   // Exactly at the limit stays in the shard.
   EXPECT_EQ(planShards({5, 5, 1}, 10), (std::vector<size_t>{0, 0, 1}));
@@ -123,20 +123,20 @@ TEST(ShardNames, FormatAndParse) {
 
 TEST(SafetensorsIndex, ExactText) {
   // transformers' json.dumps(index, indent=2, sort_keys=True) + "\n".
-  EXPECT_EQ(safetensorsIndexText(
-                30, {{"b", "m-00002-of-00002.safetensors"},
-                     {"a", "m-00001-of-00002.safetensors"},
-                     {"\xc3\xa9", "m-00001-of-00002.safetensors"}}),
-            "{\n"
-            "  \"metadata\": {\n"
-            "    \"total_size\": 30\n"
-            "  },\n"
-            "  \"weight_map\": {\n"
-            "    \"a\": \"m-00001-of-00002.safetensors\",\n"
-            "    \"b\": \"m-00002-of-00002.safetensors\",\n"
-            "    \"\\u00e9\": \"m-00001-of-00002.safetensors\"\n"
-            "  }\n"
-            "}\n");
+  EXPECT_EQ(
+      safetensorsIndexText(30, {{"b", "m-00002-of-00002.safetensors"},
+                                {"a", "m-00001-of-00002.safetensors"},
+                                {"\xc3\xa9", "m-00001-of-00002.safetensors"}}),
+      "{\n"
+      "  \"metadata\": {\n"
+      "    \"total_size\": 30\n"
+      "  },\n"
+      "  \"weight_map\": {\n"
+      "    \"a\": \"m-00001-of-00002.safetensors\",\n"
+      "    \"b\": \"m-00002-of-00002.safetensors\",\n"
+      "    \"\\u00e9\": \"m-00001-of-00002.safetensors\"\n"
+      "  }\n"
+      "}\n");
 }
 
 TEST(SafetensorsIndex, ReadsWhatHuggingFaceWrites) {
@@ -149,9 +149,9 @@ TEST(SafetensorsIndex, ReadsWhatHuggingFaceWrites) {
   ASSERT_TRUE(i.isOk()) << i.status().message();
   EXPECT_EQ(i->totalSize, 12u);
   ASSERT_EQ(i->weightMap.size(), 3u);
-  EXPECT_EQ(i->files, (std::vector<std::string>{
-                          "model-00001-of-00002.safetensors",
-                          "model-00002-of-00002.safetensors"}));
+  EXPECT_EQ(i->files,
+            (std::vector<std::string>{"model-00001-of-00002.safetensors",
+                                      "model-00002-of-00002.safetensors"}));
   // No metadata at all is fine too.
   EXPECT_TRUE(parseIndex(R"({"weight_map": {"w": "a.safetensors"}})").isOk());
 }
@@ -195,7 +195,8 @@ TEST(SafetensorsIndex, RejectsHostileIndexes) {
   // Size and file-count limits.
   SafetensorsIndexLimits small;
   small.maxBytes = 10;
-  std::vector<uint8_t> text = bytesOf(R"({"weight_map": {"w": "a.safetensors"}})");
+  std::vector<uint8_t> text =
+      bytesOf(R"({"weight_map": {"w": "a.safetensors"}})");
   EXPECT_NE(readSafetensorsIndex(text.data(), text.size(), small)
                 .status()
                 .message()
@@ -213,9 +214,9 @@ TEST(SafetensorsIndex, RejectsHostileIndexes) {
 }
 
 TEST(SafetensorsIndex, EveryTruncationAndByteFlipIsHandled) {
-  std::string good = safetensorsIndexText(
-      6, {{"a", "m-00001-of-00002.safetensors"},
-          {"b", "m-00002-of-00002.safetensors"}});
+  std::string good =
+      safetensorsIndexText(6, {{"a", "m-00001-of-00002.safetensors"},
+                               {"b", "m-00002-of-00002.safetensors"}});
   std::vector<uint8_t> bytes = bytesOf(good);
   for (size_t n = 0; n < bytes.size(); ++n) {
     StatusOr<SafetensorsIndex> i = readSafetensorsIndex(bytes.data(), n);
@@ -257,9 +258,8 @@ TEST(ShardedSafetensors, RoundTripsEverySampleTypeAtSeveralSizes) {
       // one tensor.
       size_t count = files->size() - 1;
       for (size_t k = 0; k < count; ++k) {
-        EXPECT_EQ((*files)[k],
-                  shardFileName(dir.path("m"), unsigned(k + 1),
-                                unsigned(count), ".safetensors"));
+        EXPECT_EQ((*files)[k], shardFileName(dir.path("m"), unsigned(k + 1),
+                                             unsigned(count), ".safetensors"));
         std::vector<uint8_t> bytes = readFile((*files)[k]);
         StatusOr<SafetensorsFile> shard =
             readSafetensors(bytes.data(), bytes.size());
@@ -319,16 +319,16 @@ TEST(ShardedSafetensors, InconsistentSetsNameTheFile) {
     writeFile(index, bytesOf(text));
     return errorOf(index, FileFormat::Safetensors);
   };
-  std::string e = withIndex(safetensorsIndexText(
-      0, {{"a", "m-00001-of-00003.safetensors"},
-          {"b", "m-00001-of-00003.safetensors"},
-          {"c", "m-00003-of-00003.safetensors"}}));
+  std::string e = withIndex(
+      safetensorsIndexText(0, {{"a", "m-00001-of-00003.safetensors"},
+                               {"b", "m-00001-of-00003.safetensors"},
+                               {"c", "m-00003-of-00003.safetensors"}}));
   EXPECT_NE(e.find("maps tensor 'b' to '" + s1 + "', which does not hold it"),
             std::string::npos)
       << e;
-  e = withIndex(safetensorsIndexText(
-      0, {{"a", "m-00001-of-00003.safetensors"},
-          {"c", "m-00003-of-00003.safetensors"}}));
+  e = withIndex(
+      safetensorsIndexText(0, {{"a", "m-00001-of-00003.safetensors"},
+                               {"c", "m-00003-of-00003.safetensors"}}));
   // m-00002 is not listed, so it is not opened: c and a are fine, but the
   // set then lacks b. The index is the authority; what it lists must hold.
   EXPECT_EQ(e, "(opened)");
@@ -349,10 +349,10 @@ TEST(ShardedSafetensors, InconsistentSetsNameTheFile) {
               std::string::npos)
         << e;
   }
-  e = withIndex(safetensorsIndexText(
-      0, {{"a", "m-00001-of-00003.safetensors"},
-          {"b", "m-00002-of-00003.safetensors"},
-          {"c", "m-00004-of-00003.safetensors"}}));
+  e = withIndex(
+      safetensorsIndexText(0, {{"a", "m-00001-of-00003.safetensors"},
+                               {"b", "m-00002-of-00003.safetensors"},
+                               {"c", "m-00004-of-00003.safetensors"}}));
   EXPECT_NE(e.find("names the shard 'm-00004-of-00003.safetensors', which is "
                    "missing"),
             std::string::npos)
@@ -435,8 +435,8 @@ TEST(ShardedGguf, WritesGgufSplitKeysAndRoundTrips) {
   GgufMetadata meta = {{"general.name", GgufValue::string("x")},
                        {"general.alignment", GgufValue::uint32(64)}};
   ScratchDir dir;
-  StatusOr<std::vector<std::string>> files = writeShardedGguf(
-      dir.path("m.gguf"), sources(tensors), meta, 200);
+  StatusOr<std::vector<std::string>> files =
+      writeShardedGguf(dir.path("m.gguf"), sources(tensors), meta, 200);
   ASSERT_TRUE(files.isOk()) << files.status().message();
   unsigned count = unsigned(files->size());
   ASSERT_GT(count, 2u);
@@ -511,11 +511,10 @@ TEST(ShardedGguf, InconsistentSetsNameTheFile) {
         kv.value = v;
   };
   auto drop = [](GgufMetadata &m, const char *key) {
-    m.erase(std::remove_if(m.begin(), m.end(),
-                           [&](const GgufKeyValue &kv) {
-                             return kv.key == key;
-                           }),
-            m.end());
+    m.erase(
+        std::remove_if(m.begin(), m.end(),
+                       [&](const GgufKeyValue &kv) { return kv.key == key; }),
+        m.end());
   };
   struct Case {
     int file; // 1-based; 0: none
@@ -559,11 +558,10 @@ TEST(ShardedGguf, InconsistentSetsNameTheFile) {
         dir.path("m-0000" + std::to_string(c.file) + "-of-00003.gguf");
     if (c.file)
       rewrite(path, c.edit);
-    std::string e = errorOf(
-        dir.path("m-0000" + std::to_string(c.name) + "-of-00003.gguf"),
-        FileFormat::Gguf);
-    EXPECT_NE(e.find(c.expected), std::string::npos) << c.expected << "\n"
-                                                     << e;
+    std::string e =
+        errorOf(dir.path("m-0000" + std::to_string(c.name) + "-of-00003.gguf"),
+                FileFormat::Gguf);
+    EXPECT_NE(e.find(c.expected), std::string::npos) << c.expected << "\n" << e;
   }
   {
     // A missing file, and the same tensor in two files.
@@ -579,7 +577,8 @@ TEST(ShardedGguf, InconsistentSetsNameTheFile) {
     std::string third = dir.path("m-00003-of-00003.gguf");
     writeFile(third, second);
     rewrite(third, [&](GgufMetadata &m) { set(m, "split.no", u16(2)); });
-    std::string e = errorOf(dir.path("m-00001-of-00003.gguf"), FileFormat::Gguf);
+    std::string e =
+        errorOf(dir.path("m-00001-of-00003.gguf"), FileFormat::Gguf);
     EXPECT_NE(e.find("tensor 'b' is in both"), std::string::npos) << e;
   }
 }
