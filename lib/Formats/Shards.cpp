@@ -21,6 +21,7 @@
 #include <map>
 #include <set>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace vmpack;
 using namespace vmpack::formats;
@@ -434,6 +435,97 @@ StatusOr<std::vector<std::string>> vmpack::formats::writeShardedGguf(
   return group.destinations();
 }
 
+StatusOr<std::optional<VmpkShardKeys>> vmpack::formats::readVmpkShardKeys(
+    const std::vector<std::pair<std::string, std::string>> &m) {
+  const std::string *no = nullptr, *count = nullptr, *segments = nullptr;
+  for (const auto &[key, value] : m) {
+    if (key == kVmpkShardNoKey)
+      no = &value;
+    else if (key == kVmpkShardCountKey)
+      count = &value;
+    else if (key == kVmpkShardSegmentsKey)
+      segments = &value;
+  }
+  if (!no && !count && !segments)
+    return std::optional<VmpkShardKeys>();
+  auto number = [](const std::string *text,
+                   uint64_t max) -> std::optional<uint64_t> {
+    if (!text || text->empty() || text->size() > 20 ||
+        (text->size() > 1 && (*text)[0] == '0'))
+      return std::nullopt;
+    uint64_t v = 0;
+    for (char c : *text) {
+      if (c < '0' || c > '9' || v > (max - uint64_t(c - '0')) / 10)
+        return std::nullopt;
+      v = v * 10 + uint64_t(c - '0');
+    }
+    return v;
+  };
+  std::optional<uint64_t> k = number(no, kMaxShards);
+  std::optional<uint64_t> n = number(count, kMaxShards);
+  std::optional<uint64_t> total =
+      number(segments, std::numeric_limits<uint32_t>::max());
+  if (!k || !n || !total || *k == 0 || *k > *n)
+    return Status::error("the module metadata describes a shard set badly: " +
+                         std::string(kVmpkShardNoKey) + " = " +
+                         (no ? shownName(*no) : "none") + ", " +
+                         std::string(kVmpkShardCountKey) + " = " +
+                         (count ? shownName(*count) : "none") + ", " +
+                         std::string(kVmpkShardSegmentsKey) + " = " +
+                         (segments ? shownName(*segments) : "none") +
+                         " (decimal numbers, 1 <= no <= count <= 99999)");
+  return std::optional<VmpkShardKeys>(
+      VmpkShardKeys{unsigned(*k), unsigned(*n), *total});
+}
+
+StatusOr<std::vector<std::string>> vmpack::formats::writeShardedVmpk(
+    const std::string &path, const std::vector<TensorSource> &tensors,
+    const StringMetadata &metadata, const std::string &moduleName,
+    uint32_t alignment, uint64_t maxBytes) {
+  if (!endsWith(path, ".vmpk") || path.size() == 5 ||
+      path[path.size() - 6] == '/')
+    return Status::error("a sharded .vmpk output is named NAME.vmpk, not '" +
+                         path + "'");
+  std::string stem = path.substr(0, path.size() - 5);
+  for (const auto &[key, value] : metadata)
+    if (key == kVmpkShardNoKey || key == kVmpkShardCountKey ||
+        key == kVmpkShardSegmentsKey)
+      return Status::error("metadata key '" + key +
+                           "' is reserved for .vmpk shard sets");
+  std::vector<uint64_t> sizes;
+  for (const TensorSource &t : tensors)
+    sizes.push_back(t.info.length);
+  StatusOr<std::vector<std::vector<TensorSource>>> shards =
+      splitTensors(tensors, sizes, maxBytes, kMaxShards);
+  if (!shards)
+    return shards.status();
+  unsigned count = unsigned(shards->size());
+  OutputGroup group;
+  static unsigned serial = 0;
+  for (unsigned k = 0; k < count; ++k) {
+    StringMetadata meta;
+    if (k == 0)
+      meta = metadata;
+    meta.emplace_back(std::string(kVmpkShardNoKey), std::to_string(k + 1));
+    meta.emplace_back(std::string(kVmpkShardCountKey), std::to_string(count));
+    meta.emplace_back(std::string(kVmpkShardSegmentsKey),
+                      std::to_string(tensors.size()));
+    std::string file = shardFileName(stem, k + 1, count, ".vmpk");
+    // The archive writer renames its own temporary file when done; it goes
+    // to a staging name that the group renames with the rest.
+    std::string staging = file + ".set." + std::to_string(::getpid()) + "." +
+                          std::to_string(serial++);
+    Status s = writeVmpk(staging, (*shards)[k], meta, moduleName, alignment);
+    if (s)
+      group.adopt(staging, file);
+    if (!s)
+      return s;
+  }
+  if (Status s = group.commitAll(); !s)
+    return s;
+  return group.destinations();
+}
+
 //===----------------------------------------------------------------------===//
 // Reading sets
 //===----------------------------------------------------------------------===//
@@ -686,6 +778,83 @@ StatusOr<FileList> openGgufSet(const std::string &path) {
   return files;
 }
 
+void dropShardKeys(WeightFile &f) {
+  auto &m = f.stringMetadata;
+  m.erase(std::remove_if(m.begin(), m.end(),
+                         [](const std::pair<std::string, std::string> &kv) {
+                           return kv.first == kVmpkShardNoKey ||
+                                  kv.first == kVmpkShardCountKey ||
+                                  kv.first == kVmpkShardSegmentsKey;
+                         }),
+          m.end());
+}
+
+StatusOr<FileList> openVmpkSet(const std::string &path) {
+  FileList files;
+  StatusOr<std::unique_ptr<WeightFile>> first =
+      openWeightFile(path, FileFormat::Vmpk);
+  if (!first)
+    return first.status();
+  files.push_back(std::move(*first));
+  StatusOr<std::optional<VmpkShardKeys>> keys =
+      readVmpkShardKeys(files[0]->stringMetadata);
+  if (!keys)
+    return Status::error("'" + path + "': " + keys.status().message());
+  if (!*keys || (*keys)->count == 1) {
+    dropShardKeys(*files[0]);
+    return files;
+  }
+  unsigned n = (*keys)->count;
+  if ((*keys)->number != 1)
+    return Status::error("'" + path + "' is shard " +
+                         std::to_string((*keys)->number) + " of " +
+                         std::to_string(n) + " of a .vmpk set; name the first");
+  std::optional<ShardName> name = parseShardName(path, ".vmpk");
+  if (!name || name->number != 1 || name->count != n)
+    return Status::error("'" + path + "' is the first of " + std::to_string(n) +
+                         " shards, so its name must end in '" +
+                         shardFileName("", 1, n, ".vmpk") + "'");
+  for (unsigned k = 2; k <= n; ++k) {
+    std::string file = shardFileName(name->stem, k, n, ".vmpk");
+    if (!exists(file))
+      return Status::error("shard " + std::to_string(k) + " of " +
+                           std::to_string(n) + " ('" + file + "') is missing");
+    StatusOr<std::unique_ptr<WeightFile>> f =
+        openWeightFile(file, FileFormat::Vmpk);
+    if (!f)
+      return f.status();
+    StatusOr<std::optional<VmpkShardKeys>> fk =
+        readVmpkShardKeys((*f)->stringMetadata);
+    if (!fk)
+      return Status::error("'" + file + "': " + fk.status().message());
+    if (!*fk || (*fk)->number != k || (*fk)->count != n ||
+        (*fk)->segments != (*keys)->segments)
+      return Status::error(
+          "'" + file + "': its vmpack.shard keys (" +
+          (*fk ? "no " + std::to_string((*fk)->number) + ", count " +
+                     std::to_string((*fk)->count) + ", segments " +
+                     std::to_string((*fk)->segments)
+               : std::string("none")) +
+          ") do not say shard " + std::to_string(k) + " of " +
+          std::to_string(n) + " with " + std::to_string((*keys)->segments) +
+          " segments, as '" + path + "' does");
+    files.push_back(std::move(*f));
+  }
+  if (Status s = checkUnique(files); !s)
+    return s;
+  uint64_t found = 0;
+  for (const auto &f : files)
+    found += f->tensors.size();
+  if (found != (*keys)->segments)
+    return Status::error("'" + path + "': vmpack.shard.segments is " +
+                         std::to_string((*keys)->segments) + ", but the " +
+                         std::to_string(n) + " shards hold " +
+                         std::to_string(found) + " segments");
+  for (auto &f : files)
+    dropShardKeys(*f);
+  return files;
+}
+
 } // namespace
 
 StatusOr<std::vector<std::unique_ptr<WeightFile>>>
@@ -695,6 +864,8 @@ vmpack::formats::openWeightSet(const std::string &path, FileFormat format) {
     return openSafetensorsSet(path);
   case FileFormat::Gguf:
     return openGgufSet(path);
+  case FileFormat::Vmpk:
+    return openVmpkSet(path);
   default:
     break;
   }

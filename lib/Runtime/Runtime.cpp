@@ -17,6 +17,7 @@
 #include "vmpack/Archive/LoadedFile.h"
 #include "vmpack/Formats/Gguf.h"
 #include "vmpack/Formats/IrpaReader.h"
+#include "vmpack/Formats/Shards.h"
 #include "vmpack/Pack/Convert.h"
 
 #include <cstring>
@@ -150,6 +151,19 @@ vmpack_status_t finishOpen(std::unique_ptr<LoadedFile> file,
       ArchiveReader::open(data, size);
   if (!reader)
     return fail(VMPACK_ERROR_FORMAT, where + reader.status().message());
+  // One shard of a set (docs/format.md, section 9) is never taken for the
+  // whole module: its other segments would be missing.
+  StatusOr<std::optional<vmpack::formats::VmpkShardKeys>> shard =
+      vmpack::formats::readVmpkShardKeys((*reader)->metadata());
+  if (!shard)
+    return fail(VMPACK_ERROR_FORMAT, where + shard.status().message());
+  if (*shard && (*shard)->count > 1)
+    return fail(VMPACK_ERROR_UNSUPPORTED,
+                where + "shard " + std::to_string((*shard)->number) + " of " +
+                    std::to_string((*shard)->count) +
+                    " of a sharded module; the runtime opens whole modules "
+                    "only: join the set with vmpack-convert FIRST-SHARD -o "
+                    "OUT.vmpk");
   auto module = std::make_unique<vmpack_module>();
   module->file = std::move(file);
   module->reader = std::move(*reader);

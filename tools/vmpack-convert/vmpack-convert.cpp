@@ -51,8 +51,9 @@ const char *kUsage =
     "                      of tensor data each (K/M/G: powers of 1000,\n"
     "                      KiB/MiB/GiB: of 1024; a larger tensor goes alone):\n"
     "                      NAME-00001-of-0000N.safetensors + NAME.safetensors\n"
-    "                      .index.json, or NAME-00001-of-0000N.gguf with\n"
-    "                      gguf-split's split.* keys\n"
+    "                      .index.json, NAME-00001-of-0000N.gguf with\n"
+    "                      gguf-split's split.* keys, or NAME-0000K-of-0000N\n"
+    "                      .vmpk modules with vmpack.shard.* metadata\n"
     "  --dequant-split     replace ggml Q4_0, Q4_1 and Q8_0 tensors NAME by\n"
     "                      NAME.q (i4, ui4 or i8), NAME.d (f16 scales) and,\n"
     "                      for Q4_1, NAME.m (f16 minimums)\n"
@@ -185,13 +186,10 @@ int main(int argc, char **argv) {
       files.push_back(std::move(file));
     }
   }
-  if (maxShard && *to != FileFormat::Safetensors && *to != FileFormat::Gguf)
-    return error(std::string("--max-shard-size: ") +
-                 (*to == FileFormat::Irpa
-                      ? "IREE's .irpa has no sharding convention; write one "
-                        ".irpa per input instead"
-                      : "sharded .vmpk output is not supported yet") +
-                 " (shards are written for .safetensors and .gguf)");
+  if (maxShard && *to == FileFormat::Irpa)
+    return error("--max-shard-size: IREE's .irpa has no sharding convention; "
+                 "write one .irpa per input instead (shards are written for "
+                 ".safetensors, .gguf and .vmpk)");
   std::vector<std::string> writtenFiles;
   auto sharded = [&](StatusOr<std::vector<std::string>> files) {
     if (!files)
@@ -278,10 +276,14 @@ int main(int argc, char **argv) {
       warning(std::to_string(dropped) +
               " GGUF metadata value(s) that are not "
               "strings have no .vmpk form and are not written");
-    written =
-        writeVmpk(output, tensors, strings,
-                  moduleName.empty() ? baseName(output) : moduleName,
-                  alignment ? *alignment : archive::kDefaultSegmentAlignment);
+    {
+      std::string name = moduleName.empty() ? baseName(output) : moduleName;
+      uint32_t align =
+          alignment ? *alignment : archive::kDefaultSegmentAlignment;
+      written = maxShard ? sharded(writeShardedVmpk(output, tensors, strings,
+                                                    name, align, *maxShard))
+                         : writeVmpk(output, tensors, strings, name, align);
+    }
     break;
   }
   if (!written)

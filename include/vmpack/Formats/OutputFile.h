@@ -53,6 +53,11 @@ public:
   Status commitAll();
   /// Destinations in the order their files were committed.
   std::vector<std::string> destinations() const;
+  /// Takes a finished file written elsewhere (at `temp`, beside
+  /// `destination`) as a committed member.
+  void adopt(std::string temp, std::string destination) {
+    pending.emplace_back(std::move(temp), std::move(destination));
+  }
 
 private:
   friend class OutputFile;

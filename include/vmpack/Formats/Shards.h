@@ -46,6 +46,24 @@ inline constexpr std::string_view kGgufSplitCountKey = "split.count";
 inline constexpr std::string_view kGgufSplitTensorsCountKey =
     "split.tensors.count";
 
+/// Module metadata keys of a sharded .vmpk set (docs/format.md, section
+/// 9): decimal strings.
+inline constexpr std::string_view kVmpkShardNoKey = "vmpack.shard.no";
+inline constexpr std::string_view kVmpkShardCountKey = "vmpack.shard.count";
+inline constexpr std::string_view kVmpkShardSegmentsKey =
+    "vmpack.shard.segments";
+
+struct VmpkShardKeys {
+  /// 1-based.
+  unsigned number = 0, count = 0;
+  uint64_t segments = 0;
+};
+/// The shard keys of a module's metadata: nullopt when it has none, an
+/// error when they are partial or malformed (each a decimal number without
+/// sign or leading zeros; 1 <= no <= count <= 99999).
+StatusOr<std::optional<VmpkShardKeys>>
+readVmpkShardKeys(const std::vector<std::pair<std::string, std::string>> &m);
+
 /// The safetensors index file's suffix after NAME.
 inline constexpr std::string_view kSafetensorsIndexSuffix =
     ".safetensors.index.json";
@@ -127,12 +145,23 @@ writeShardedGguf(const std::string &path,
                  const std::vector<TensorSource> &tensors,
                  const GgufMetadata &metadata, uint64_t maxBytes);
 
+/// Writes `tensors` as .vmpk shards NAME-0000K-of-0000N.vmpk (always
+/// numbered) of at most `maxBytes` of tensor data each (a larger tensor
+/// alone): each a complete module named `moduleName`, the first with
+/// `metadata`, every one with the vmpack.shard.* keys. Returns the files.
+StatusOr<std::vector<std::string>>
+writeShardedVmpk(const std::string &path,
+                 const std::vector<TensorSource> &tensors,
+                 const StringMetadata &metadata, const std::string &moduleName,
+                 uint32_t alignment, uint64_t maxBytes);
+
 /// Opens `path` and, when it starts a sharded set, the rest of the set:
-/// a safetensors index or first shard, or the first file of a GGUF split.
+/// a safetensors index or first shard, the first file of a GGUF split, or
+/// the first shard of a .vmpk set.
 /// Checks that the files agree (count, numbering, split keys, every tensor
 /// of the index in the file it names and no other, no tensor twice) with
 /// errors that name the file. Files come in shard order with the GGUF
-/// split keys removed from their metadata.
+/// split keys and vmpack.shard.* keys removed from their metadata.
 StatusOr<std::vector<std::unique_ptr<WeightFile>>>
 openWeightSet(const std::string &path, FileFormat format);
 
