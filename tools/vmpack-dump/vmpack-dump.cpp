@@ -16,6 +16,7 @@
 #include "vmpack/Archive/Format.h"
 #include "vmpack/Archive/LoadedFile.h"
 #include "vmpack/Formats/IrpaFormat.h"
+#include "vmpack/Formats/TypeTable.h"
 #include "vmpack/Pack/Encoding.h"
 
 #include <cinttypes>
@@ -28,6 +29,26 @@ using namespace vmpack::archive;
 using namespace vmpack::dump;
 
 namespace {
+
+/// A foreign segment's type: "ggml Q4_0 (2)", or the kind and number when
+/// this build does not know them.
+std::string foreignTypeName(const SegmentInfo &s) {
+  if (s.foreignKind == kForeignGgml) {
+    const formats::GgmlTypeTraits *traits =
+        formats::ggmlTypeTraits(s.foreignType);
+    return std::string("ggml ") + (traits ? traits->name : "type") + " (" +
+           std::to_string(s.foreignType) + ")";
+  }
+  return "kind " + std::to_string(s.foreignKind) + " type " +
+         std::to_string(s.foreignType);
+}
+
+std::string shapeList(const std::vector<int64_t> &shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
 
 int printTable(const ArchiveReader &reader) {
   std::printf("module '%s' (producer '%s', format %u): %zu segments",
@@ -46,11 +67,18 @@ int printTable(const ArchiveReader &reader) {
   std::printf("%-*s  %-*s  %-8s  %12s  %9s  %12s\n", int(nameWidth), "name",
               int(typeWidth), "type", "encoding", "bytes", "alignment",
               "offset");
-  for (const SegmentInfo &s : reader.allSegments())
-    std::printf("%-*s  %-*s  %-8s  %12" PRIu64 "  %9u  %12" PRIu64 "\n",
+  // A foreign segment's bytes are opaque to vmpack: the row ends with
+  // the foreign type and the logical shape it was read with.
+  for (const SegmentInfo &s : reader.allSegments()) {
+    std::printf("%-*s  %-*s  %-8s  %12" PRIu64 "  %9u  %12" PRIu64,
                 int(nameWidth), printableName(s.name).c_str(), int(typeWidth),
                 s.mlirType.c_str(), encodingName(s.encoding), s.length,
                 s.alignment, s.offset);
+    if (s.foreignKind != kForeignNone)
+      std::printf("  %s %s", foreignTypeName(s).c_str(),
+                  shapeList(s.foreignShape).c_str());
+    std::printf("\n");
+  }
   // Aliases store nothing of their own: they name the segment they share.
   for (size_t i = reader.numSegments(); i < reader.numConstants(); ++i) {
     const SegmentInfo &a = reader.constant(i);
@@ -63,6 +91,18 @@ int printTable(const ArchiveReader &reader) {
               reader.program().length, reader.program().offset);
   std::printf("index: %" PRIu64 " bytes at %" PRIu64 "\n",
               reader.index().length, reader.index().offset);
+  if (!reader.metadata().empty()) {
+    std::printf("metadata:\n");
+    // Values can be large (a tokenizer's vocabulary): the table shows the
+    // first 200 bytes; --json gives them whole.
+    constexpr size_t kShown = 200;
+    for (const auto &[key, value] : reader.metadata()) {
+      std::string shown = jsonString(value.substr(0, kShown));
+      if (value.size() > kShown)
+        shown += "... (" + std::to_string(value.size()) + " bytes)";
+      std::printf("  %s = %s\n", jsonString(key).c_str(), shown.c_str());
+    }
+  }
   return 0;
 }
 
@@ -79,13 +119,26 @@ int printJson(const ArchiveReader &reader) {
                 "\"encoding\": \"%s\", \"offset\": %" PRIu64
                 ", \"length\": %" PRIu64 ", \"alignment\": %u, "
                 "\"checksum\": \"%08x\", \"source_kind\": %u, "
-                "\"source_key\": %s, \"source_alignment\": %u}",
+                "\"source_key\": %s, \"source_alignment\": %u",
                 i ? "," : "", jsonString(s.name).c_str(),
                 jsonString(s.mlirType).c_str(),
                 jsonString(toString(s.elementType)).c_str(),
                 encodingName(s.encoding), s.offset, s.length, s.alignment,
                 s.checksum, unsigned(s.sourceKind),
                 jsonString(s.sourceKey).c_str(), s.sourceAlignment);
+    if (s.foreignKind != kForeignNone) {
+      const formats::GgmlTypeTraits *traits =
+          s.foreignKind == kForeignGgml ? formats::ggmlTypeTraits(s.foreignType)
+                                        : nullptr;
+      std::printf(
+          ", \"foreign\": {\"kind\": %s, \"type\": %u, "
+          "\"type_name\": %s, \"shape\": %s}",
+          s.foreignKind == kForeignGgml ? "\"ggml\""
+                                        : std::to_string(s.foreignKind).c_str(),
+          s.foreignType, traits ? jsonString(traits->name).c_str() : "null",
+          shapeList(s.foreignShape).c_str());
+    }
+    std::printf("}");
   }
   std::printf("\n  ],\n  \"aliases\": [");
   for (size_t i = reader.numSegments(); i < reader.numConstants(); ++i) {
@@ -99,6 +152,13 @@ int printJson(const ArchiveReader &reader) {
                 jsonString(reader.segment(a.aliasOf).name).c_str(),
                 unsigned(a.sourceKind), jsonString(a.sourceKey).c_str(),
                 a.sourceAlignment);
+  }
+  // Metadata in stored order: an array of pairs, since keys are ordered.
+  std::printf("\n  ],\n  \"metadata\": [");
+  for (size_t i = 0; i < reader.metadata().size(); ++i) {
+    const auto &[key, value] = reader.metadata()[i];
+    std::printf("%s\n    {\"key\": %s, \"value\": %s}", i ? "," : "",
+                jsonString(key).c_str(), jsonString(value).c_str());
   }
   const EntryInfo &p = reader.program();
   const EntryInfo &x = reader.index();
