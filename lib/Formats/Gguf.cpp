@@ -28,8 +28,7 @@ namespace {
 
 constexpr uint32_t kMagic = 0x46554747; // "GGUF" read little-endian
 constexpr uint32_t kVersion = 3;
-/// GGML_MAX_NAME: ggml's reader rejects names of 64 bytes or more.
-constexpr size_t kMaxWrittenNameBytes = 63;
+constexpr size_t kMaxWrittenNameBytes = kGgufMaxWrittenNameBytes;
 /// GGML_QNT_VERSION, written when quantized tensors need it and the caller
 /// gave none (docs/gguf.md: general.quantization_version).
 constexpr uint32_t kQuantizationVersion = 2;

@@ -120,11 +120,7 @@ Status vmpack::formats::forEachTensorChunk(const TensorSource &source,
   const TensorInfo &info = source.info;
   constexpr uint64_t kChunk = uint64_t(4) << 20;
   std::vector<uint8_t> buffer;
-  if (source.produce) {
-    if (!info.isOpaque() && info.encoding != encoding)
-      return Status::error("internal error: computed tensor '" + info.name +
-                           "' is not in the " + encodingName(encoding) +
-                           " encoding");
+  if (source.produce && (info.isOpaque() || info.encoding == encoding)) {
     for (uint64_t at = 0; at < info.length; at += kChunk) {
       uint64_t n = std::min(kChunk, info.length - at);
       buffer.assign(size_t(n), 0);
@@ -158,13 +154,23 @@ Status vmpack::formats::forEachTensorChunk(const TensorSource &source,
   uint64_t perChunk = std::max<uint64_t>(
       granule,
       ((uint64_t(32) << 20) / std::max<uint32_t>(w, 1)) / granule * granule);
+  // A computed tensor in another encoding: each chunk is computed in its
+  // own encoding first, then converted.
+  std::vector<uint8_t> produced;
   for (uint64_t first = 0; first < scalars; first += perChunk) {
     uint64_t count = std::min(perChunk, scalars - first);
     uint64_t bytes = *encodedSize(encoding, w, count);
     buffer.assign(size_t(bytes), 0);
-    vmpack::convert(info.encoding, encoding, w,
-                    source.data + granuleByteOffset(info.encoding, w, first),
-                    buffer.data(), count);
+    const uint8_t *in;
+    if (source.produce) {
+      produced.assign(size_t(*encodedSize(info.encoding, w, count)), 0);
+      source.produce(granuleByteOffset(info.encoding, w, first),
+                     produced.size(), produced.data());
+      in = produced.data();
+    } else {
+      in = source.data + granuleByteOffset(info.encoding, w, first);
+    }
+    vmpack::convert(info.encoding, encoding, w, in, buffer.data(), count);
     if (Status s =
             sink(granuleByteOffset(encoding, w, first), buffer.data(), bytes);
         !s)

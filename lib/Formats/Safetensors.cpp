@@ -56,9 +56,13 @@ std::string quoteName(std::string_view name) {
   return out + "'";
 }
 
+/// Parses the header. `metadataOrder` receives the keys of __metadata__ in
+/// file order (the parsed object sorts them).
 StatusOr<json> parseHeader(const uint8_t *text, size_t size,
-                           const SafetensorsLimits &limits) {
+                           const SafetensorsLimits &limits,
+                           std::vector<std::string> &metadataOrder) {
   std::vector<std::set<std::string>> keys;
+  bool inMetadata = false;
   json::parser_callback_t callback = [&](int depth, json::parse_event_t event,
                                          json &parsed) -> bool {
     switch (event) {
@@ -79,6 +83,11 @@ StatusOr<json> parseHeader(const uint8_t *text, size_t size,
         keys.pop_back();
       break;
     case json::parse_event_t::key:
+      // `depth` counts the objects open: 1 for the header's own keys.
+      if (depth == 1)
+        inMetadata = parsed.get_ref<const std::string &>() == kMetadataKey;
+      else if (depth == 2 && inMetadata)
+        metadataOrder.push_back(parsed.get<std::string>());
       if (!keys.empty() &&
           !keys.back().insert(parsed.get<std::string>()).second)
         throw HeaderLimitError{"the JSON header repeats the key " +
@@ -283,7 +292,9 @@ vmpack::formats::readSafetensors(const uint8_t *data, size_t size,
   if (n == 0 || data[kLengthBytes] != '{')
     return Status::error("safetensors: the header at offset 8 does not start "
                          "with '{'");
-  StatusOr<json> header = parseHeader(data + kLengthBytes, size_t(n), limits);
+  std::vector<std::string> metadataOrder;
+  StatusOr<json> header =
+      parseHeader(data + kLengthBytes, size_t(n), limits, metadataOrder);
   if (!header)
     return Status::error("safetensors: " + header.status().message());
   if (!header->is_object())
@@ -299,17 +310,24 @@ vmpack::formats::readSafetensors(const uint8_t *data, size_t size,
       if (!it->is_object())
         return Status::error("safetensors header: __metadata__ is not an "
                              "object of strings");
-      for (auto m = it->begin(); m != it->end(); ++m) {
+      // In file order, as the keys appeared.
+      for (const std::string &key : metadataOrder) {
+        auto m = it->find(key);
+        if (m == it->end())
+          continue;
         if (!m->is_string())
           return Status::error("safetensors header: __metadata__ value of " +
-                               quoteName(m.key()) + " is not a string");
+                               quoteName(key) + " is not a string");
         const std::string &value = m->get_ref<const std::string &>();
-        if (m.key().compare(0, kSafetensorsTypeKeyPrefix.size(),
-                            kSafetensorsTypeKeyPrefix) == 0)
-          types[m.key().substr(kSafetensorsTypeKeyPrefix.size())] = value;
+        if (key.compare(0, kSafetensorsTypeKeyPrefix.size(),
+                        kSafetensorsTypeKeyPrefix) == 0)
+          types[key.substr(kSafetensorsTypeKeyPrefix.size())] = value;
         else
-          file.metadata.emplace_back(m.key(), value);
+          file.metadata.emplace_back(key, value);
       }
+      if (metadataOrder.size() != it->size())
+        return Status::error("safetensors header: __metadata__ keys could not "
+                             "be ordered");
       continue;
     }
     TensorInfo info;

@@ -8,6 +8,9 @@
 //                with finite f16 scales
 //   extra        a small safetensors file: "e0.i4" and "e1.bf16", names no
 //                other kind uses (to test several inputs at once)
+//   gguf-kv      a few plain tensors and metadata of every GGUF value type
+//                (every scalar type, arrays of each, an empty array, NaN,
+//                infinity and -0.0 floats, extreme integers)
 //   gguf-iree    only the types IREE's GGUF parser sizes correctly: ggml
 //                types below 16 (F32, F16, Q4_0 ... Q8_K). It rejects types
 //                of 19 and above, and gives 16-18 (IQ2_XXS, IQ2_XS,
@@ -54,11 +57,71 @@ static std::vector<OwnedTensor> blockTensors(bool forIree) {
   return out;
 }
 
+/// Metadata of every GGUF value type, interleaved with strings.
+static GgufMetadata everyValueType() {
+  auto scalar = [](GgufType type, uint64_t bits) {
+    GgufValue v;
+    v.type = type;
+    v.scalars = {bits};
+    return v;
+  };
+  auto array = [](GgufType type, std::vector<uint64_t> bits) {
+    GgufValue v;
+    v.type = GgufType::Array;
+    v.elementType = type;
+    v.scalars = std::move(bits);
+    return v;
+  };
+  GgufValue names;
+  names.type = GgufType::Array;
+  names.elementType = GgufType::String;
+  names.strings = {"<s>", "", "quote \" and \\ and \n", "\xc3\xa9t\xc3\xa9"};
+  GgufValue emptyStrings = names;
+  emptyStrings.strings.clear();
+  return {
+      {"general.architecture", GgufValue::string("llama")},
+      {"test.uint8", scalar(GgufType::UInt8, 255)},
+      {"test.int8", scalar(GgufType::Int8, 0x80)},
+      {"test.uint16", scalar(GgufType::UInt16, 65535)},
+      {"test.int16", scalar(GgufType::Int16, 0xfffe)},
+      {"test.uint32", scalar(GgufType::UInt32, 4000000000u)},
+      {"test.int32", scalar(GgufType::Int32, 0x80000000u)},
+      {"test.float32", scalar(GgufType::Float32, 0x3dcccccd)}, // 0.1f
+      {"general.name", GgufValue::string("every value type")},
+      {"test.float32.nan", scalar(GgufType::Float32, 0x7fc00001)},
+      {"test.float32.negzero", scalar(GgufType::Float32, 0x80000000u)},
+      {"test.float32.inf", scalar(GgufType::Float32, 0xff800000u)},
+      {"test.float32.tiny", scalar(GgufType::Float32, 1)}, // denormal
+      {"test.bool", scalar(GgufType::Bool, 1)},
+      {"test.uint64", scalar(GgufType::UInt64, ~uint64_t(0))},
+      {"test.int64", scalar(GgufType::Int64, uint64_t(1) << 63)},
+      {"test.float64", scalar(GgufType::Float64, 0x3fb999999999999aull)},
+      {"test.float64.nan", scalar(GgufType::Float64, 0xfff8000000000123ull)},
+      {"test.array.uint8", array(GgufType::UInt8, {0, 1, 255})},
+      {"test.array.int8", array(GgufType::Int8, {0x80, 0x7f, 0xff})},
+      {"test.array.uint16", array(GgufType::UInt16, {1, 65535})},
+      {"test.array.int16", array(GgufType::Int16, {0x8000})},
+      {"test.array.uint32", array(GgufType::UInt32, {})},
+      {"test.array.int32", array(GgufType::Int32, {0xffffffffu, 7})},
+      {"test.array.float32",
+       array(GgufType::Float32, {0x3f800000, 0x7f800000, 0x00800000})},
+      {"test.array.bool", array(GgufType::Bool, {0, 1, 1})},
+      {"tokenizer.ggml.tokens", names},
+      {"test.array.string.empty", emptyStrings},
+      {"test.array.uint64", array(GgufType::UInt64, {uint64_t(1) << 53})},
+      {"test.array.int64", array(GgufType::Int64, {~uint64_t(0)})},
+      {"test.array.float64", array(GgufType::Float64, {0x8000000000000000ull,
+                                                       0x7fefffffffffffffull})},
+      {"general.alignment", scalar(GgufType::UInt32, 64)},
+  };
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
-    std::fprintf(stderr,
-                 "usage: %s safetensors|gguf|gguf-iree|gguf-q|extra OUT\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s safetensors|gguf|gguf-iree|gguf-kv|gguf-q|extra OUT\n",
+        argv[0]);
     return 2;
   }
   std::string kind = argv[1];
@@ -76,6 +139,12 @@ int main(int argc, char **argv) {
     for (OwnedTensor &b : blockTensors(false))
       tensors.push_back(b);
     s = writeGguf(argv[2], sources(tensors), meta);
+  } else if (kind == "gguf-kv") {
+    std::vector<OwnedTensor> plain = {
+        patternTensor("w.f16", *parseElementType("f16"), {4, 3}, 0),
+        patternTensor("w.i8", *parseElementType("i8"), {5}, 1),
+        patternTensor("w.i4", *parseElementType("i4"), {3, 3}, 2)};
+    s = writeGguf(argv[2], sources(plain), everyValueType());
   } else if (kind == "gguf-q") {
     std::vector<OwnedTensor> q;
     for (OwnedTensor &b : blockTensors(false)) {

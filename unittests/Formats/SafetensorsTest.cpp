@@ -90,6 +90,17 @@ TEST(SafetensorsGolden, ReadsMetadataPaddingAndAnyKeyOrder) {
   EXPECT_EQ(f->metadata, (StringMetadata{{"format", "pt"}, {"x", "y"}}));
 }
 
+TEST(SafetensorsGolden, KeepsMetadataInFileOrder) {
+  // Not sorted: GGUF pairs carried in __metadata__ keep their order.
+  std::string header =
+      R"({"__metadata__":{"z":"1","vmpack.type.a":"tensor<2xi4>","b":"2",)"
+      R"("a":"3"},"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})";
+  StatusOr<SafetensorsFile> f = read(makeFile(header, std::vector<uint8_t>(1)));
+  ASSERT_TRUE(f.isOk()) << f.status().message();
+  EXPECT_EQ(f->metadata, (StringMetadata{{"z", "1"}, {"b", "2"}, {"a", "3"}}));
+  EXPECT_EQ(toString(f->tensors[0].elementType), "i4");
+}
+
 TEST(SafetensorsGolden, ReadsLogicalTypesFromMetadata) {
   // Three i4 values 1, 2, 3 packed low nibble first: 0x21 0x03.
   std::string header =

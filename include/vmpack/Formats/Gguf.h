@@ -79,6 +79,9 @@ using GgufMetadata = std::vector<GgufKeyValue>;
 inline constexpr std::string_view kGgufTypeKeyPrefix = "vmpack.type.";
 inline constexpr std::string_view kGgufAlignmentKey = "general.alignment";
 inline constexpr uint32_t kGgufDefaultAlignment = 32;
+/// The longest tensor name vmpack writes: ggml's reader rejects names of
+/// GGML_MAX_NAME (64) bytes or more.
+inline constexpr size_t kGgufMaxWrittenNameBytes = 63;
 
 struct GgufLimits {
   uint64_t maxKeyValues = 1u << 20;

@@ -30,7 +30,7 @@
 
 namespace vmpack::formats {
 
-/// String key/value metadata, sorted by key.
+/// String key/value metadata, in file order.
 using StringMetadata = std::vector<std::pair<std::string, std::string>>;
 
 /// __metadata__ key prefix: "vmpack.type.NAME" holds the MLIR tensor type
