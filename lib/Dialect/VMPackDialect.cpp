@@ -37,6 +37,31 @@ static ShapedType getStorageType(Operation *op) {
 
 LogicalResult VMPackDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
+  if (attr.getName() == getMetadataAttrName()) {
+    auto pairs = dyn_cast<ArrayAttr>(attr.getValue());
+    auto isPair = [](Attribute a) {
+      auto pair = dyn_cast<ArrayAttr>(a);
+      return pair && pair.size() == 2 && isa<StringAttr>(pair[0]) &&
+             isa<StringAttr>(pair[1]);
+    };
+    if (!pairs || !llvm::all_of(pairs, isPair))
+      return op->emitError() << "'" << getMetadataAttrName()
+                             << "' must be an array of [key, value] string "
+                                "pairs";
+    return success();
+  }
+  if (attr.getName() == getGgmlTypeAttrName()) {
+    if (!isa<IntegerAttr>(attr.getValue()))
+      return op->emitError() << "'" << getGgmlTypeAttrName()
+                             << "' must be an integer (a ggml_type)";
+    return success();
+  }
+  if (attr.getName() == getGgmlShapeAttrName()) {
+    if (!isa<DenseI64ArrayAttr>(attr.getValue()))
+      return op->emitError() << "'" << getGgmlShapeAttrName()
+                             << "' must be an array<i64: ...> shape";
+    return success();
+  }
   if (attr.getName() != getLogicalTypeAttrName())
     return op->emitError() << "unknown vmpack attribute '"
                            << attr.getName().getValue() << "'";

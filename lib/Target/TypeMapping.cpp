@@ -11,6 +11,7 @@
 
 #include "vmpack/Target/TypeMapping.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/raw_ostream.h"
@@ -37,4 +38,15 @@ mlir::vmpack_compiler::getPackElementType(Type elementType) {
   llvm::raw_string_ostream os(spelling);
   elementType.print(os);
   return vmpack::parseElementType(os.str());
+}
+
+Type mlir::vmpack_compiler::getMlirElementType(const vmpack::ElementType &type,
+                                               MLIRContext *context) {
+  // The same spelling both ways: parse what the packing library prints.
+  std::string spelling = vmpack::toString(type);
+  size_t read = 0;
+  Type parsed = parseType(spelling, context, &read);
+  if (!parsed || read != spelling.size())
+    return {};
+  return parsed;
 }

@@ -1,7 +1,8 @@
 //===- vmpack-compile.cpp - MLIR constants in, module archive out ---------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Usage: vmpack-compile INPUT.{mlir,mlirbc} -o OUTPUT.{vmpk,irpa} [options]
+// Usage: vmpack-compile INPUT.{mlir,mlirbc} -o
+//        OUTPUT.{vmpk,irpa,safetensors,gguf} [options]
 //
 // Parses the input (bytecode read in place from a mapped file), turns every
 // constant into a segment of the chosen encoding and writes the module
@@ -12,7 +13,9 @@
 // --format=irpa) the global constants go to an IREE parameter archive
 // instead and the program refers to them as #flow.parameter.named
 // (lib/Target/IrpaExport.cpp, docs/irpa.md); --emit-program writes the
-// program that remains, for either format.
+// program that remains, for either format. A .safetensors or .gguf output
+// (or --format=safetensors|gguf) holds the constants only, written by the
+// formats layer's writers (lib/Target/WeightsModule.cpp, docs/interop.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +23,7 @@
 #include "vmpack/Target/InputFile.h"
 #include "vmpack/Target/IrpaExport.h"
 #include "vmpack/Target/ModuleSerializer.h"
+#include "vmpack/Target/WeightsModule.h"
 #include "vmpack/Transforms/Passes.h"
 
 #include "mlir/IR/AsmState.h"
@@ -37,6 +41,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <fcntl.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -122,9 +127,10 @@ static cl::opt<std::string>
 
 static cl::opt<std::string> outputFormat(
     "format",
-    cl::desc("Output format: vmpk (a vmpack module archive) or irpa (an IREE "
-             "parameter archive); default: by the output's extension"),
-    cl::value_desc("vmpk|irpa"), cl::cat(compileCategory));
+    cl::desc("Output format: vmpk (a vmpack module archive), irpa (an IREE "
+             "parameter archive), safetensors or gguf (the constants only); "
+             "default: by the output's extension"),
+    cl::value_desc("vmpk|irpa|safetensors|gguf"), cl::cat(compileCategory));
 static cl::opt<std::string> parameterScope(
     "parameter-scope",
     cl::desc("irpa: the scope the program's parameter references name "
@@ -196,14 +202,27 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  bool irpa = llvm::StringRef(outputFilename).ends_with(".irpa");
-  if (!outputFormat.empty()) {
-    if (outputFormat != "vmpk" && outputFormat != "irpa") {
-      llvm::errs() << "vmpack-compile: error: --format=" << outputFormat
-                   << " is not one of vmpk, irpa\n";
-      return 1;
-    }
-    irpa = outputFormat == "irpa";
+  StringRef format = outputFormat;
+  if (format.empty()) {
+    StringRef out = outputFilename;
+    format = out.ends_with(".irpa")          ? "irpa"
+             : out.ends_with(".safetensors") ? "safetensors"
+             : out.ends_with(".gguf")        ? "gguf"
+                                             : "vmpk";
+  }
+  if (format != "vmpk" && format != "irpa" && format != "safetensors" &&
+      format != "gguf") {
+    llvm::errs() << "vmpack-compile: error: --format=" << format
+                 << " is not one of vmpk, irpa, safetensors, gguf\n";
+    return 1;
+  }
+  bool irpa = format == "irpa";
+  bool weightFile = format == "safetensors" || format == "gguf";
+  if (weightFile && !emitProgram.empty()) {
+    llvm::errs() << "vmpack-compile: error: --emit-program is for .vmpk and "
+                    ".irpa outputs; a "
+                 << format << " file holds no program to refer to\n";
+    return 1;
   }
 
   DefaultTimingManager timingManager;
@@ -262,6 +281,27 @@ int main(int argc, char **argv) {
   options.collect.zeroFillElided = zeroFillElided;
   options.stripDebugInfo = stripDebugInfo;
   options.dedup = dedup;
+
+  if (weightFile) {
+    // The formats layer's writers: the destination is replaced only when
+    // the file is complete (an interrupt ends the process by the signal).
+    mlir::vmpack::WeightFileExportOptions weightOptions;
+    weightOptions.format = format == "gguf"
+                               ? mlir::vmpack::WeightFileFormat::Gguf
+                               : mlir::vmpack::WeightFileFormat::Safetensors;
+    weightOptions.zeroCopy = &zeroCopy;
+    weightOptions.collect = options.collect;
+    weightOptions.input = sourceMgr->getMemoryBuffer(1)->getBuffer();
+    int inputFd = inputFilename == "-"
+                      ? -1
+                      : ::open(inputFilename.c_str(), O_RDONLY | O_CLOEXEC);
+    weightOptions.inputFd = inputFd;
+    LogicalResult exported =
+        mlir::vmpack::exportWeightFile(*module, outputFilename, weightOptions);
+    if (inputFd >= 0)
+      ::close(inputFd);
+    return failed(exported) ? 1 : 0;
+  }
 
   // From here on an interrupt stops the writers, which remove their
   // temporary file; the destination is left untouched.

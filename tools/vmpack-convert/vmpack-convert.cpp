@@ -18,6 +18,9 @@
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/WeightFile.h"
 
+#include "ConvertMetadata.h"
+#include "MlirFormat.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -29,22 +32,42 @@ using namespace vmpack::formats;
 
 namespace {
 
+/// A format of the formats layer, or MLIR.
+struct Format {
+  std::optional<FileFormat> file;
+  std::optional<convert::MlirFormat> mlir;
+  explicit operator bool() const { return file || mlir; }
+};
+
+Format parseFormat(std::string_view name) {
+  return {parseFormatName(name), convert::parseMlirFormatName(name)};
+}
+
+Format formatOfPath(std::string_view path) {
+  return {formatFromPath(path), convert::mlirFormatFromPath(path)};
+}
+
+const char *kFormatNames = "vmpk|safetensors|gguf|irpa|mlir|mlirbc";
+
 const char *kUsage =
     "usage: vmpack-convert [options] IN... -o OUT\n"
     "\n"
-    "Converts weight files between .vmpk, .safetensors, .gguf and .irpa. The\n"
-    "tensors"
-    " of all inputs are written to OUT in input order; names must be unique.\n"
+    "Converts weight files between .vmpk, .safetensors, .gguf, .irpa and\n"
+    "MLIR (.mlir, .mlirbc). The tensors of all inputs are written to OUT in\n"
+    "input order; names must be unique.\n"
     "A sharded input is named by its first file or its index\n"
     "(NAME-00001-of-0000N.EXT or NAME.safetensors.index.json).\n"
     "\n"
     "options:\n"
     "  -o OUT              the output file (written via a temporary file)\n"
     "  --from=FORMAT       read every input as FORMAT (vmpk, safetensors,\n"
-    "                      gguf, irpa) instead of by extension\n"
+    "                      gguf, irpa, mlir, mlirbc) instead of by extension\n"
     "  --to=FORMAT         write OUT as FORMAT instead of by extension\n"
-    "  --alignment=N       .vmpk segment alignment (default 64) or GGUF\n"
+    "  --alignment=N       .vmpk segment alignment (default 64), GGUF\n"
     "                      general.alignment (default: the input's, else 32)\n"
+    "                      or MLIR blob alignment (default 64)\n"
+    "  --dense             MLIR: dense<...> values instead of dense_resource\n"
+    "                      blobs\n"
     "  --module-name=NAME  the .vmpk module name (default: OUT's file name)\n"
     "  --max-shard-size=SIZE\n"
     "                      write OUT as numbered shards of at most SIZE bytes\n"
@@ -85,11 +108,12 @@ bool startsWith(const std::string &s, const char *prefix) {
 int main(int argc, char **argv) {
   std::vector<std::string> inputs;
   std::string output, moduleName;
-  std::optional<FileFormat> from, to;
+  Format from, to;
   std::optional<uint32_t> alignment;
   std::optional<uint64_t> maxShard;
   bool quiet = false;
   bool dequant = false;
+  bool dense = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char *flag) -> std::optional<std::string> {
@@ -105,6 +129,8 @@ int main(int argc, char **argv) {
       return 0;
     } else if (arg == "-q" || arg == "--quiet") {
       quiet = true;
+    } else if (arg == "--dense") {
+      dense = true;
     } else if (arg == "--dequant-split") {
       dequant = true;
     } else if (arg == "-o") {
@@ -114,10 +140,10 @@ int main(int argc, char **argv) {
     } else if (startsWith(arg, "--from") || startsWith(arg, "--to")) {
       bool isFrom = startsWith(arg, "--from");
       std::optional<std::string> v = value(isFrom ? "--from" : "--to");
-      std::optional<FileFormat> f = v ? parseFormatName(*v) : std::nullopt;
+      Format f = v ? parseFormat(*v) : Format();
       if (!f)
         return error("unknown format in '" + arg +
-                     "' (vmpk, safetensors, gguf or irpa)");
+                     "' (vmpk, safetensors, gguf, irpa, mlir or mlirbc)");
       (isFrom ? from : to) = f;
     } else if (startsWith(arg, "--alignment")) {
       std::optional<std::string> v = value("--alignment");
@@ -149,47 +175,80 @@ int main(int argc, char **argv) {
   if (output.empty())
     return error("no output given (-o OUT)");
   if (!to)
-    to = formatFromPath(output);
+    to = formatOfPath(output);
   if (!to)
     return error("cannot tell the format of '" + output +
-                 "' from its extension; use --to=vmpk|safetensors|gguf|irpa");
+                 "' from its extension; use --to=" + kFormatNames);
+  if (dense && !to.mlir)
+    return error("--dense applies to MLIR outputs (.mlir, .mlirbc) only");
+  if (maxShard && (to.file == FileFormat::Irpa || to.mlir))
+    return error(std::string("--max-shard-size: ") +
+                 (to.mlir ? "MLIR has no sharding convention; write one "
+                            "module per input instead"
+                          : "IREE's .irpa has no sharding convention; write "
+                            "one .irpa per input instead") +
+                 " (shards are written for .safetensors, .gguf and .vmpk)");
 
+  // Metadata: typed pairs in input order; GGUF keeps them as they are,
+  // the string-keyed formats hold values that are not strings under
+  // "vmpack.gguf." keys (docs/interop.md). Shards repeat their metadata:
+  // equal values merge, different ones clash.
+  convert::MetadataMerger merger;
   std::vector<std::unique_ptr<WeightFile>> files;
+  std::vector<std::unique_ptr<convert::MlirInput>> mlirFiles;
   std::vector<TensorSource> tensors;
   std::map<std::string, std::string> owner; // tensor name -> input
+  auto addSources = [&](std::vector<TensorSource> sources,
+                        const std::string &path) -> Status {
+    for (TensorSource &source : sources) {
+      std::vector<TensorSource> parts;
+      if (dequant && source.info.isOpaque() &&
+          canDequantSplit(*source.info.ggmlBlockType))
+        parts = dequantSplit(source);
+      else
+        parts.push_back(std::move(source));
+      for (TensorSource &s : parts) {
+        auto [it, added] = owner.emplace(s.info.name, path);
+        if (!added)
+          return Status::error("tensor '" + s.info.name + "' is in both '" +
+                               it->second + "' and '" + path + "'");
+        tensors.push_back(std::move(s));
+      }
+    }
+    return Status::ok();
+  };
   for (const std::string &path : inputs) {
-    std::optional<FileFormat> format = from ? from : formatFromPath(path);
+    Format format = from ? from : formatOfPath(path);
     if (!format)
-      return error(
-          "cannot tell the format of '" + path +
-          "' from its extension; use --from=vmpk|safetensors|gguf|irpa");
+      return error("cannot tell the format of '" + path +
+                   "' from its extension; use --from=" + kFormatNames);
+    if (format.mlir) {
+      StatusOr<std::unique_ptr<convert::MlirInput>> file =
+          convert::openMlirInput(path);
+      if (!file)
+        return error(file.status().message());
+      if (Status s = merger.addStrings((*file)->metadata, path); !s)
+        return error(s.message());
+      if (Status s = addSources(std::move((*file)->tensors), path); !s)
+        return error(s.message());
+      mlirFiles.push_back(std::move(*file));
+      continue;
+    }
     StatusOr<std::vector<std::unique_ptr<WeightFile>>> set =
-        openWeightSet(path, *format);
+        openWeightSet(path, *format.file);
     if (!set)
       return error(set.status().message());
     for (std::unique_ptr<WeightFile> &file : *set) {
-      for (TensorSource &source : file->sources()) {
-        std::vector<TensorSource> parts;
-        if (dequant && source.info.isOpaque() &&
-            canDequantSplit(*source.info.ggmlBlockType))
-          parts = dequantSplit(source);
-        else
-          parts.push_back(std::move(source));
-        for (TensorSource &s : parts) {
-          auto [it, added] = owner.emplace(s.info.name, file->path);
-          if (!added)
-            return error("tensor '" + s.info.name + "' is in both '" +
-                         it->second + "' and '" + file->path + "'");
-          tensors.push_back(std::move(s));
-        }
-      }
+      Status added = file->format == FileFormat::Gguf
+                         ? merger.addGguf(file->ggufMetadata, file->path)
+                         : merger.addStrings(file->stringMetadata, file->path);
+      if (!added)
+        return error(added.message());
+      if (Status s = addSources(file->sources(), file->path); !s)
+        return error(s.message());
       files.push_back(std::move(file));
     }
   }
-  if (maxShard && *to == FileFormat::Irpa)
-    return error("--max-shard-size: IREE's .irpa has no sharding convention; "
-                 "write one .irpa per input instead (shards are written for "
-                 ".safetensors, .gguf and .vmpk)");
   std::vector<std::string> writtenFiles;
   auto sharded = [&](StatusOr<std::vector<std::string>> files) {
     if (!files)
@@ -197,106 +256,77 @@ int main(int argc, char **argv) {
     writtenFiles = std::move(*files);
     return Status::ok();
   };
-
-  // Metadata: each format keeps what it can hold (docs/interop.md).
+  GgufMetadata gguf = merger.merged();
   StringMetadata strings;
-  GgufMetadata gguf;
-  std::map<std::string, std::string> stringOwner;
-  std::map<std::string, GgufValue> seen;
-  // Shards repeat their metadata: equal values merge, different ones clash.
-  auto addString = [&](const std::string &key, const std::string &value,
-                       const std::string &path) -> bool {
-    auto [it, added] = stringOwner.emplace(key, path);
-    if (added) {
-      strings.emplace_back(key, value);
-      gguf.push_back({key, GgufValue::string(value)});
-      seen[key] = GgufValue::string(value);
-    }
-    return added || seen[key] == GgufValue::string(value);
-  };
-  size_t dropped = 0;
-  for (const auto &file : files) {
-    for (const auto &[key, value] : file->stringMetadata)
-      if (!addString(key, value, file->path))
-        return error("metadata key '" + key + "' differs between '" +
-                     stringOwner[key] + "' and '" + file->path + "'");
-    for (const GgufKeyValue &kv : file->ggufMetadata) {
-      if (kv.value.type == GgufType::String) {
-        if (!addString(kv.key, kv.value.strings[0], file->path))
-          return error("metadata key '" + kv.key + "' differs between '" +
-                       stringOwner[kv.key] + "' and '" + file->path + "'");
-        continue;
-      }
-      if (!stringOwner.emplace(kv.key, file->path).second) {
-        if (seen[kv.key] == kv.value)
-          continue;
-        return error("metadata key '" + kv.key + "' differs between '" +
-                     stringOwner[kv.key] + "' and '" + file->path + "'");
-      }
-      seen[kv.key] = kv.value;
-      gguf.push_back(kv);
-      ++dropped; // kept in GGUF only
-    }
+  if (to.file != FileFormat::Gguf) {
+    StatusOr<StringMetadata> asStrings = ggufToStringMetadata(gguf);
+    if (!asStrings)
+      return error(asStrings.status().message());
+    strings = std::move(*asStrings);
   }
+  size_t inputFiles = files.size() + mlirFiles.size();
+
   Status written = Status::ok();
-  switch (*to) {
-  case FileFormat::Safetensors:
-    if (dropped)
-      warning(std::to_string(dropped) +
-              " GGUF metadata value(s) that are not "
-              "strings have no safetensors form and are not written");
-    written = maxShard ? sharded(writeShardedSafetensors(output, tensors,
-                                                         strings, *maxShard))
-                       : writeSafetensors(output, tensors, strings);
-    break;
-  case FileFormat::Gguf:
-    if (alignment) {
-      if (*alignment < 8)
-        return error("GGUF alignment must be at least 8");
-      for (auto it = gguf.begin(); it != gguf.end(); ++it)
-        if (it->key == kGgufAlignmentKey) {
-          gguf.erase(it);
-          break;
-        }
-      gguf.push_back(
-          {std::string(kGgufAlignmentKey), GgufValue::uint32(*alignment)});
-    }
-    written = maxShard
-                  ? sharded(writeShardedGguf(output, tensors, gguf, *maxShard))
-                  : writeGguf(output, tensors, gguf);
-    break;
-  case FileFormat::Irpa:
-    if (!strings.empty() || !gguf.empty())
-      warning(std::to_string(gguf.size()) +
-              " metadata entries have no .irpa form and are not written");
-    written = writeIrpa(output, tensors);
-    break;
-  case FileFormat::Vmpk:
-    if (dropped)
-      warning(std::to_string(dropped) +
-              " GGUF metadata value(s) that are not "
-              "strings have no .vmpk form and are not written");
-    {
+  if (to.mlir) {
+    convert::MlirOutputOptions options;
+    options.format = *to.mlir;
+    options.dense = dense;
+    options.alignment = alignment ? *alignment : 64;
+    options.moduleName = moduleName;
+    written = convert::writeMlirOutput(output, tensors, strings, options);
+  } else {
+    switch (*to.file) {
+    case FileFormat::Safetensors:
+      written = maxShard ? sharded(writeShardedSafetensors(output, tensors,
+                                                           strings, *maxShard))
+                         : writeSafetensors(output, tensors, strings);
+      break;
+    case FileFormat::Gguf:
+      if (alignment) {
+        if (*alignment < 8)
+          return error("GGUF alignment must be at least 8");
+        for (auto it = gguf.begin(); it != gguf.end(); ++it)
+          if (it->key == kGgufAlignmentKey) {
+            gguf.erase(it);
+            break;
+          }
+        gguf.push_back(
+            {std::string(kGgufAlignmentKey), GgufValue::uint32(*alignment)});
+      }
+      written =
+          maxShard ? sharded(writeShardedGguf(output, tensors, gguf, *maxShard))
+                   : writeGguf(output, tensors, gguf);
+      break;
+    case FileFormat::Irpa:
+      if (!gguf.empty())
+        warning(std::to_string(gguf.size()) +
+                " metadata entries have no .irpa form and are not written");
+      written = writeIrpa(output, tensors);
+      break;
+    case FileFormat::Vmpk: {
       std::string name = moduleName.empty() ? baseName(output) : moduleName;
       uint32_t align =
           alignment ? *alignment : archive::kDefaultSegmentAlignment;
       written = maxShard ? sharded(writeShardedVmpk(output, tensors, strings,
                                                     name, align, *maxShard))
                          : writeVmpk(output, tensors, strings, name, align);
+    } break;
     }
-    break;
   }
   if (!written)
     return error(written.message());
   if (!quiet && !writtenFiles.empty()) {
     std::printf("wrote %zu file(s): %zu tensors from %zu file(s), %s\n",
-                writtenFiles.size(), tensors.size(), files.size(),
-                formatName(*to));
+                writtenFiles.size(), tensors.size(), inputFiles,
+                formatName(*to.file));
     for (const std::string &file : writtenFiles)
       std::printf("  %s\n", file.c_str());
   } else if (!quiet) {
-    std::printf("wrote %s: %zu tensors from %zu file(s), %s\n", output.c_str(),
-                tensors.size(), files.size(), formatName(*to));
+    std::printf(
+        "wrote %s: %zu tensors from %zu file(s), %s\n", output.c_str(),
+        tensors.size(), inputFiles,
+        to.mlir ? (*to.mlir == convert::MlirFormat::Text ? "mlir" : "mlirbc")
+                : formatName(*to.file));
   }
   return 0;
 }

@@ -17,6 +17,10 @@ namespace mlir::vmpack_compiler {
 /// nullopt for anything else (strings, vectors, opaque types, ...).
 std::optional<vmpack::ElementType> getPackElementType(Type elementType);
 
+/// The inverse: the MLIR type a packing-library element type names (i4,
+/// ui8, f8E4M3FN, complex<f16>, ...), or null if MLIR has no such type.
+Type getMlirElementType(const vmpack::ElementType &type, MLIRContext *context);
+
 } // namespace mlir::vmpack_compiler
 
 #endif // VMPACK_TARGET_TYPEMAPPING_H

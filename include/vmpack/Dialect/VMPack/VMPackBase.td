@@ -24,6 +24,10 @@ def VMPack_Dialect : Dialect {
     - The discardable attribute `vmpack.logical_type` records the logical
       type of a constant or global whose storage type is packed bytes.
     - `#vmpack.encoding<packed|word|byte>` names one of the three encodings.
+    - `vmpack.metadata` (on a module: [key, value] string pairs in order),
+      `vmpack.ggml_type` and `vmpack.ggml_shape` (on a global holding ggml
+      blocks as bytes) carry what weight files say beyond their tensors
+      (docs/interop.md, "MLIR").
   }];
 
   let hasOperationAttrVerify = 1;
@@ -34,6 +38,20 @@ def VMPack_Dialect : Dialect {
     /// statically shaped type) of an op whose storage type is packed bytes.
     static ::llvm::StringRef getLogicalTypeAttrName() {
       return "vmpack.logical_type";
+    }
+
+    /// A weight file's metadata on a module: an array of [key, value]
+    /// string pairs, in order.
+    static ::llvm::StringRef getMetadataAttrName() {
+      return "vmpack.metadata";
+    }
+    /// A ggml block tensor held as 1-D ui8 bytes: its ggml type number (an
+    /// integer) and logical shape (array<i64: ...>, outermost first).
+    static ::llvm::StringRef getGgmlTypeAttrName() {
+      return "vmpack.ggml_type";
+    }
+    static ::llvm::StringRef getGgmlShapeAttrName() {
+      return "vmpack.ggml_shape";
     }
 
     /// Adds the attributes of VMPackAttrs.td (defined in VMPackAttrs.cpp).
