@@ -285,10 +285,10 @@ int main(int argc, char **argv) {
   if (weightFile) {
     // The formats layer's writers: the destination is replaced only when
     // the file is complete (an interrupt ends the process by the signal).
-    mlir::vmpack::WeightFileExportOptions weightOptions;
-    weightOptions.format = format == "gguf"
-                               ? mlir::vmpack::WeightFileFormat::Gguf
-                               : mlir::vmpack::WeightFileFormat::Safetensors;
+    mlir::vmpack_compiler::WeightFileExportOptions weightOptions;
+    weightOptions.format =
+        format == "gguf" ? mlir::vmpack_compiler::WeightFileFormat::Gguf
+                         : mlir::vmpack_compiler::WeightFileFormat::Safetensors;
     weightOptions.zeroCopy = &zeroCopy;
     weightOptions.collect = options.collect;
     weightOptions.input = sourceMgr->getMemoryBuffer(1)->getBuffer();
@@ -296,8 +296,8 @@ int main(int argc, char **argv) {
                       ? -1
                       : ::open(inputFilename.c_str(), O_RDONLY | O_CLOEXEC);
     weightOptions.inputFd = inputFd;
-    LogicalResult exported =
-        mlir::vmpack::exportWeightFile(*module, outputFilename, weightOptions);
+    LogicalResult exported = mlir::vmpack_compiler::exportWeightFile(
+        *module, outputFilename, weightOptions);
     if (inputFd >= 0)
       ::close(inputFd);
     return failed(exported) ? 1 : 0;
