@@ -93,8 +93,7 @@ bool isPowerOfTwo(uint64_t v) { return v && !(v & (v - 1)); }
 } // namespace
 
 Status mlir::vmpack_compiler::writeWeightsModule(
-    const std::string &path,
-    const std::vector<formats::TensorSource> &tensors,
+    const std::string &path, const std::vector<formats::TensorSource> &tensors,
     const formats::StringMetadata &metadata,
     const WeightsModuleOptions &options) {
   if (!isPowerOfTwo(options.alignment))
@@ -109,10 +108,9 @@ Status mlir::vmpack_compiler::writeWeightsModule(
   });
   OpBuilder builder(&context);
   Location loc = UnknownLoc::get(&context);
-  OwningOpRef<ModuleOp> module =
-      ModuleOp::create(loc, options.moduleName.empty()
-                                ? std::optional<StringRef>()
-                                : StringRef(options.moduleName));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(
+      loc, options.moduleName.empty() ? std::optional<StringRef>()
+                                      : StringRef(options.moduleName));
   if (!metadata.empty()) {
     SmallVector<Attribute> pairs;
     for (const auto &[key, value] : metadata)
@@ -156,8 +154,8 @@ Status mlir::vmpack_compiler::writeWeightsModule(
     }
     if (!plan.inPlace && !options.dense) {
       // Each converted blob starts aligned in the scratch file too.
-      scratchSize = (scratchSize + options.alignment - 1) /
-                    options.alignment * options.alignment;
+      scratchSize = (scratchSize + options.alignment - 1) / options.alignment *
+                    options.alignment;
       plan.scratchOffset = scratchSize;
       scratchSize += plan.blobSize;
     }
@@ -179,8 +177,8 @@ Status mlir::vmpack_compiler::writeWeightsModule(
       // context as every DenseElementsAttr is.
       Encoding storage =
           t.isOpaque() ? Encoding::Byte
-                       : vmpack::mlirStorageEncoding(
-                             t.elementType.scalarBits(), t.elementType.isComplex);
+                       : vmpack::mlirStorageEncoding(t.elementType.scalarBits(),
+                                                     t.elementType.isComplex);
       std::optional<uint64_t> size =
           t.isOpaque() ? std::optional<uint64_t>(t.length)
                        : formats::storedSize(t.elementType, t.shape, storage);
@@ -226,11 +224,12 @@ Status mlir::vmpack_compiler::writeWeightsModule(
         builder, loc, builder.getStringAttr(t.name), TypeAttr::get(plan.type),
         /*is_mutable=*/UnitAttr(), value, builder.getStringAttr("private"));
     if (t.isOpaque()) {
-      global->setAttr(kGgmlTypeAttrName,
-                      builder.getIntegerAttr(
-                          builder.getIntegerType(32, /*isSigned=*/false),
-                          *t.ggmlBlockType));
-      global->setAttr(kGgmlShapeAttrName, builder.getDenseI64ArrayAttr(t.shape));
+      global->setAttr(
+          kGgmlTypeAttrName,
+          builder.getIntegerAttr(builder.getIntegerType(32, /*isSigned=*/false),
+                                 *t.ggmlBlockType));
+      global->setAttr(kGgmlShapeAttrName,
+                      builder.getDenseI64ArrayAttr(t.shape));
     }
   }
   if (failed(verify(*module)))
@@ -273,8 +272,8 @@ Status mlir::vmpack_compiler::writeWeightsModule(
 
 FailureOr<ModuleTensors>
 mlir::vmpack_compiler::getModuleTensors(ModuleOp module,
-                               ArrayRef<ConstantInfo> constants,
-                               StringRef input, int inputFd) {
+                                        ArrayRef<ConstantInfo> constants,
+                                        StringRef input, int inputFd) {
   ModuleTensors out;
   if (Attribute attr = module->getAttr(kMetadataAttrName)) {
     auto pairs = dyn_cast<ArrayAttr>(attr);
@@ -323,7 +322,7 @@ mlir::vmpack_compiler::getModuleTensors(ModuleOp module,
           uint64_t endScalar = (first + n + each - 1) / each;
           std::vector<uint8_t> bytes((endScalar - firstScalar) * each);
           vmpack::expandMlirSplat(splat, bits, isComplex, firstScalar,
-                                    endScalar - firstScalar, bytes.data());
+                                  endScalar - firstScalar, bytes.data());
           std::memcpy(to, bytes.data() + (first - firstScalar * each), n);
         };
       }
@@ -362,8 +361,8 @@ mlir::vmpack_compiler::getModuleTensors(ModuleOp module,
       if (*bytes != t.length)
         return c.op->emitError()
                << "ggml type " << type << " of shape "
-               << formats::tensorTypeString(t.elementType, logical)
-               << " needs " << *bytes << " bytes, not " << t.length;
+               << formats::tensorTypeString(t.elementType, logical) << " needs "
+               << *bytes << " bytes, not " << t.length;
       t.ggmlBlockType = type;
       t.shape = std::move(logical);
     }
@@ -372,9 +371,9 @@ mlir::vmpack_compiler::getModuleTensors(ModuleOp module,
   return out;
 }
 
-LogicalResult
-mlir::vmpack_compiler::exportWeightFile(ModuleOp module, StringRef outputPath,
-                               const WeightFileExportOptions &options) {
+LogicalResult mlir::vmpack_compiler::exportWeightFile(
+    ModuleOp module, StringRef outputPath,
+    const WeightFileExportOptions &options) {
   FailureOr<SmallVector<ConstantInfo>> constants =
       collectConstants(module, options.zeroCopy, options.collect);
   if (failed(constants))
@@ -400,13 +399,13 @@ mlir::vmpack_compiler::exportWeightFile(ModuleOp module, StringRef outputPath,
       c.op->emitWarning() << "'" << c.segmentName << "' is written as its "
                           << "storage integers ("
                           << vmpack::toString(c.elementType)
-                          << "); the quantization parameters of "
-                          << quantized << " are not kept";
+                          << "); the quantization parameters of " << quantized
+                          << " are not kept";
   }
   if (!ok)
     return failure();
-  FailureOr<ModuleTensors> tensors = getModuleTensors(
-      module, *constants, options.input, options.inputFd);
+  FailureOr<ModuleTensors> tensors =
+      getModuleTensors(module, *constants, options.input, options.inputFd);
   if (failed(tensors))
     return failure();
   Status written = Status::ok();
@@ -414,8 +413,8 @@ mlir::vmpack_compiler::exportWeightFile(ModuleOp module, StringRef outputPath,
     formats::StatusOr<formats::GgufMetadata> metadata =
         formats::stringMetadataToGguf(tensors->metadata);
     if (!metadata)
-      return module.emitError() << kMetadataAttrName << ": "
-                                << metadata.status().message();
+      return module.emitError()
+             << kMetadataAttrName << ": " << metadata.status().message();
     written = formats::writeGguf(outputPath.str(), tensors->tensors, *metadata);
   } else {
     written = formats::writeSafetensors(outputPath.str(), tensors->tensors,

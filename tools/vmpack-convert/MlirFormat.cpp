@@ -51,15 +51,16 @@ vmpack::convert::openMlirInput(const std::string &path) {
   input->context.allowUnregisteredDialects(true);
   input->context.printOpOnDiagnostic(false);
   mlir::vmpack_compiler::InputDiagnosticHandler diagnostics(*input->sourceMgr,
-                                                   &input->context);
+                                                            &input->context);
   std::string error;
   input->module = mlir::vmpack_compiler::parseInputFile(
       path, input->sourceMgr, &input->context, input->zeroCopy, error);
   if (!input->module)
     return Status::error("'" + path + "': " +
                          (error.empty() ? "not a valid MLIR module" : error));
-  mlir::FailureOr<mlir::SmallVector<mlir::vmpack_compiler::ConstantInfo>> constants =
-      mlir::vmpack_compiler::collectConstants(*input->module, &input->zeroCopy);
+  mlir::FailureOr<mlir::SmallVector<mlir::vmpack_compiler::ConstantInfo>>
+      constants = mlir::vmpack_compiler::collectConstants(*input->module,
+                                                          &input->zeroCopy);
   if (mlir::failed(constants))
     return Status::error("'" + path + "': its constants cannot be read");
   input->constants = std::move(*constants);
@@ -67,7 +68,7 @@ vmpack::convert::openMlirInput(const std::string &path) {
   input->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   mlir::FailureOr<mlir::vmpack_compiler::ModuleTensors> tensors =
       mlir::vmpack_compiler::getModuleTensors(*input->module, input->constants,
-                                     buffer->getBuffer(), input->fd);
+                                              buffer->getBuffer(), input->fd);
   if (mlir::failed(tensors))
     return Status::error("'" + path + "': its constants cannot be read");
   input->tensors = std::move(tensors->tensors);
@@ -77,8 +78,7 @@ vmpack::convert::openMlirInput(const std::string &path) {
 
 Status vmpack::convert::writeMlirOutput(
     const std::string &path, const std::vector<formats::TensorSource> &tensors,
-    const formats::StringMetadata &metadata,
-    const MlirOutputOptions &options) {
+    const formats::StringMetadata &metadata, const MlirOutputOptions &options) {
   mlir::vmpack_compiler::WeightsModuleOptions o;
   o.bytecode = options.format == MlirFormat::Bytecode;
   o.dense = options.dense;

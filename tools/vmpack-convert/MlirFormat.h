@@ -1,4 +1,5 @@
-//===- MlirFormat.h - MLIR files in vmpack-convert ----------------*- C++ -*-===//
+//===- MlirFormat.h - MLIR files in vmpack-convert ----------------*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // .mlir / .mlirbc inputs and outputs of vmpack-convert. In builds with MLIR
@@ -50,10 +51,9 @@ struct MlirOutputOptions {
   std::string moduleName;
 };
 
-formats::Status writeMlirOutput(const std::string &path,
-                       const std::vector<formats::TensorSource> &tensors,
-                       const formats::StringMetadata &metadata,
-                       const MlirOutputOptions &options);
+formats::Status writeMlirOutput(
+    const std::string &path, const std::vector<formats::TensorSource> &tensors,
+    const formats::StringMetadata &metadata, const MlirOutputOptions &options);
 
 } // namespace vmpack::convert
 

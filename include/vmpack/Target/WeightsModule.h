@@ -1,4 +1,5 @@
-//===- WeightsModule.h - Weight files as MLIR modules and back ---*- C++ -*-===//
+//===- WeightsModule.h - Weight files as MLIR modules and back ---*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The MLIR side of vmpack-convert and of vmpack-compile's safetensors and
