@@ -338,7 +338,7 @@ vmpack_status_t vmpack_segment_foreign_info(const vmpack_module_t *module,
  * Listed in file order:
  *  - .vmpk: the module's string metadata (format version 2, docs/format.md
  *    section 4.4), value_type "string";
- *  - safetensors: "__metadata__" (keys sorted), value_type "string",
+ *  - safetensors: "__metadata__" (in file order), value_type "string",
  *    without the "vmpack.type.NAME" records already applied to tensors;
  *  - GGUF: every key/value pair (likewise without vmpack.type.*). Values as
  *    text: strings as they are; integers in decimal; float32/float64 with 9
