@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstring>
 #include <random>
 #include <string>
@@ -22,13 +23,20 @@ std::vector<DispatchLevel> supportedLevels() {
   return levels;
 }
 
+/// Digit `v` (0-15), upper case when `upper`.
+char hexDigit(unsigned v, bool upper) {
+  char c = "0123456789abcdef"[v & 15];
+  return upper ? char(std::toupper(static_cast<unsigned char>(c))) : c;
+}
+
 /// `bytes` as hex, each digit's case picked by `rng` (mixed case is valid).
+// (Written with a helper: GCC 12 with -fsanitize=address,undefined
+// miscompiles `(cond ? upperArray : lowerArray)[i]` here.)
 std::string toHex(const std::vector<uint8_t> &bytes, std::mt19937 &rng) {
-  static const char lower[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
   std::string text;
   for (uint8_t b : bytes) {
-    text += (rng() & 1 ? upper : lower)[b >> 4];
-    text += (rng() & 1 ? upper : lower)[b & 15];
+    text += hexDigit(b >> 4, rng() & 1);
+    text += hexDigit(b & 15, rng() & 1);
   }
   return text;
 }
