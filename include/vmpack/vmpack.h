@@ -18,7 +18,8 @@
  * Errors: every fallible call returns a vmpack_status_t. On failure, a
  * message saying what went wrong and where is available from
  * vmpack_last_error() on the same thread until its next failing call.
- * Handles are opaque; nothing throws across this API.
+ * Handles are opaque; nothing throws across this API: a failed allocation
+ * in any call is VMPACK_ERROR_OUT_OF_MEMORY.
  *
  * Thread safety: a module may be used from many threads at once; only
  * vmpack_module_close must not race with other calls on the same module.
@@ -30,6 +31,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* Marks the functions libvmpack exports. The shared library is built with
+ * hidden visibility, so these are its only dynamic symbols. */
+#if defined(__GNUC__) || defined(__clang__)
+#define VMPACK_API __attribute__((visibility("default")))
+#else
+#define VMPACK_API
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,11 +59,11 @@ typedef enum vmpack_status {
 } vmpack_status_t;
 
 /* A fixed name for a status code ("VMPACK_ERROR_FORMAT", ...). */
-const char *vmpack_status_name(vmpack_status_t status);
+VMPACK_API const char *vmpack_status_name(vmpack_status_t status);
 
 /* The message of this thread's last failed call ("" if none). The pointer
  * stays valid until this thread's next call into the API. */
-const char *vmpack_last_error(void);
+VMPACK_API const char *vmpack_last_error(void);
 
 /* Scalar kinds: the values of docs/format.md (vmpack::ScalarKind). */
 typedef enum vmpack_scalar_kind {
@@ -194,14 +203,14 @@ typedef struct vmpack_module vmpack_module_t;
  *  - alignment: GGUF's general.alignment (every tensor's offset is a
  *    multiple); safetensors declares none, so the largest power of two, at
  *    most 4096, that divides the tensor's offset. */
-vmpack_status_t vmpack_module_open_file(const char *path,
-                                        vmpack_module_t **out_module);
+VMPACK_API vmpack_status_t
+vmpack_module_open_file(const char *path, vmpack_module_t **out_module);
 
 /* The same over [data, data + size), which must outlive the module and,
  * for a .vmpk, be 16-byte aligned (.irpa, safetensors and GGUF need no
  * alignment). Nothing is copied. */
-vmpack_status_t vmpack_module_open_memory(const void *data, size_t size,
-                                          vmpack_module_t **out_module);
+VMPACK_API vmpack_status_t vmpack_module_open_memory(
+    const void *data, size_t size, vmpack_module_t **out_module);
 
 /* How a file's bytes get into memory. */
 typedef enum vmpack_load_mode {
@@ -248,27 +257,27 @@ typedef struct vmpack_open_options {
 
 /* Defaults: VMPACK_LOAD_AUTO, VMPACK_VERIFY_STRUCTURE, all threads, no
  * buffer; sets struct_size. */
-void vmpack_open_options_init(vmpack_open_options_t *options);
+VMPACK_API void vmpack_open_options_init(vmpack_open_options_t *options);
 
 /* vmpack_module_open_file with options (null: the defaults). */
-vmpack_status_t
-vmpack_module_open_file_with_options(const char *path,
-                                     const vmpack_open_options_t *options,
-                                     vmpack_module_t **out_module);
+VMPACK_API vmpack_status_t vmpack_module_open_file_with_options(
+    const char *path, const vmpack_open_options_t *options,
+    vmpack_module_t **out_module);
 
 /* How the module's bytes were loaded: VMPACK_LOAD_MMAP or VMPACK_LOAD_READ
  * (a module opened from memory reports VMPACK_LOAD_READ). */
-vmpack_load_mode_t vmpack_module_load_mode(const vmpack_module_t *module);
+VMPACK_API vmpack_load_mode_t
+vmpack_module_load_mode(const vmpack_module_t *module);
 
 /* Checks one segment's CRC-32, once per module: later calls return the
  * first result. VMPACK_ERROR_CHECKSUM names the segment and its bytes. An
  * .irpa, safetensors or GGUF file has no checksums: its segments always
  * pass (and VMPACK_VERIFY_LAZY checks nothing). */
-vmpack_status_t vmpack_segment_verify(const vmpack_module_t *module,
-                                      size_t index);
+VMPACK_API vmpack_status_t vmpack_segment_verify(const vmpack_module_t *module,
+                                                 size_t index);
 
 /* Closes a module (null is allowed). */
-void vmpack_module_close(vmpack_module_t *module);
+VMPACK_API void vmpack_module_close(vmpack_module_t *module);
 
 /* Full verification: the CRC-32 of every segment and of the program, all
  * padding zero, every byte of the file accounted for. Uses up to `threads`
@@ -281,38 +290,39 @@ void vmpack_module_close(vmpack_module_t *module);
  * layout (in range, no overlaps; safetensors: no holes), so verification
  * returns VMPACK_OK without reading the data, and damaged data goes unseen
  * (as with VMPACK_VERIFY_FULL, which is allowed for them). */
-vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
-                                     unsigned threads);
+VMPACK_API vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
+                                                unsigned threads);
 
 /* VMPACK_CONTAINER_VMPK for a null module. */
-vmpack_container_t vmpack_module_container(const vmpack_module_t *module);
+VMPACK_API vmpack_container_t
+vmpack_module_container(const vmpack_module_t *module);
 
 /* Name and producer are "" for an .irpa, a safetensors and a GGUF file.
  * The format version of an .irpa is the archive's major version (0), of a
  * GGUF file its version (2 or 3), of a safetensors file 0 (it has none). */
-const char *vmpack_module_name(const vmpack_module_t *module);
-const char *vmpack_module_producer(const vmpack_module_t *module);
-uint32_t vmpack_module_format_version(const vmpack_module_t *module);
+VMPACK_API const char *vmpack_module_name(const vmpack_module_t *module);
+VMPACK_API const char *vmpack_module_producer(const vmpack_module_t *module);
+VMPACK_API uint32_t vmpack_module_format_version(const vmpack_module_t *module);
 
 /* The program entry's bytes (MLIR bytecode; opaque to the runtime).
  * VMPACK_ERROR_UNSUPPORTED for an .irpa, safetensors or GGUF file, which
  * have no program. */
-vmpack_status_t vmpack_module_program(const vmpack_module_t *module,
-                                      const void **out_data,
-                                      uint64_t *out_length);
+VMPACK_API vmpack_status_t vmpack_module_program(const vmpack_module_t *module,
+                                                 const void **out_data,
+                                                 uint64_t *out_length);
 
 /* Constants: the stored segments first (indexes 0 .. n-1, in file order),
  * then the aliases. Every index below takes both. */
-size_t vmpack_module_segment_count(const vmpack_module_t *module);
+VMPACK_API size_t vmpack_module_segment_count(const vmpack_module_t *module);
 
-vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
-                                           size_t index,
-                                           vmpack_segment_info_t *out_info);
+VMPACK_API vmpack_status_t
+vmpack_module_segment_info(const vmpack_module_t *module, size_t index,
+                           vmpack_segment_info_t *out_info);
 
 /* Finds a segment or alias by its exact name (`name_length` bytes). */
-vmpack_status_t vmpack_module_find_segment(const vmpack_module_t *module,
-                                           const char *name, size_t name_length,
-                                           size_t *out_index);
+VMPACK_API vmpack_status_t
+vmpack_module_find_segment(const vmpack_module_t *module, const char *name,
+                           size_t name_length, size_t *out_index);
 
 /* What a segment holds in another ecosystem's layout (a GGUF
  * block-quantized tensor, or the foreign .vmpk segment it was converted
@@ -329,9 +339,9 @@ typedef struct vmpack_foreign_info {
   const int64_t *shape; /* first (GGUF stores the reverse)       */
 } vmpack_foreign_info_t;
 
-vmpack_status_t vmpack_segment_foreign_info(const vmpack_module_t *module,
-                                            size_t index,
-                                            vmpack_foreign_info_t *out_info);
+VMPACK_API vmpack_status_t
+vmpack_segment_foreign_info(const vmpack_module_t *module, size_t index,
+                            vmpack_foreign_info_t *out_info);
 
 /* One metadata key/value pair. Pointers stay valid while the module is
  * open; strings are NUL-terminated and may hold NUL bytes (lengths given).
@@ -356,17 +366,17 @@ typedef struct vmpack_metadata_entry {
   const char *value_type;
 } vmpack_metadata_entry_t;
 
-size_t vmpack_module_metadata_count(const vmpack_module_t *module);
+VMPACK_API size_t vmpack_module_metadata_count(const vmpack_module_t *module);
 
-vmpack_status_t
+VMPACK_API vmpack_status_t
 vmpack_module_metadata_entry(const vmpack_module_t *module, size_t index,
                              vmpack_metadata_entry_t *out_entry);
 
 /* Finds a metadata entry by its exact key; VMPACK_ERROR_NOT_FOUND if
  * absent. */
-vmpack_status_t vmpack_module_find_metadata(const vmpack_module_t *module,
-                                            const char *key, size_t key_length,
-                                            size_t *out_index);
+VMPACK_API vmpack_status_t
+vmpack_module_find_metadata(const vmpack_module_t *module, const char *key,
+                            size_t key_length, size_t *out_index);
 
 /* Unpacks elements [first, first + count) of a segment into `dst`
  * (`dst_size` bytes): integers widen sign-aware (iN, siN, index sign-extend;
@@ -375,10 +385,11 @@ vmpack_status_t vmpack_module_find_metadata(const vmpack_module_t *module,
  * imaginary). Needs dst_size >= count * values per element * dtype size.
  * Untyped segments (.irpa) give VMPACK_ERROR_UNSUPPORTED: use their bytes
  * (`data`) or pattern directly. */
-vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
-                                      size_t index, uint64_t first,
-                                      uint64_t count, vmpack_dtype_t dtype,
-                                      void *dst, size_t dst_size);
+VMPACK_API vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
+                                                 size_t index, uint64_t first,
+                                                 uint64_t count,
+                                                 vmpack_dtype_t dtype,
+                                                 void *dst, size_t dst_size);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -67,17 +67,18 @@ Status diagnoseMissingTrailer(const uint8_t *base, size_t size) {
                                  kEndRecordSize,
                              readU16(base + pos + 20));
     if (comment.substr(0, 7) == "vmpack ")
-      return Status::error("end-of-central-directory record at offset " +
-                           std::to_string(pos) +
-                           ": its vmpack trailer is malformed");
-    return Status::error("a ZIP archive, but not a vmpack module: the "
-                         "end-of-central-directory record at offset " +
-                         std::to_string(pos) + " has no vmpack trailer");
+      return Status::formatError("end-of-central-directory record at offset " +
+                                 std::to_string(pos) +
+                                 ": its vmpack trailer is malformed");
+    return Status::formatError("a ZIP archive, but not a vmpack module: the "
+                               "end-of-central-directory record at offset " +
+                               std::to_string(pos) + " has no vmpack trailer");
   }
-  return Status::error("not a vmpack module, or truncated: no "
-                       "end-of-central-directory record with a vmpack trailer "
-                       "at the end of the file (" +
-                       std::to_string(size) + " bytes)");
+  return Status::formatError(
+      "not a vmpack module, or truncated: no "
+      "end-of-central-directory record with a vmpack trailer "
+      "at the end of the file (" +
+      std::to_string(size) + " bytes)");
 }
 
 /// Compares the canonical bytes `expected` with the file at `offset`.
@@ -92,8 +93,8 @@ Status compareBytes(const uint8_t *base, uint64_t offset,
   char buf[64];
   std::snprintf(buf, sizeof(buf), "0x%02x where the format requires 0x%02x",
                 base[offset + i], want[i]);
-  return Status::error(what + ": byte at offset " + std::to_string(offset + i) +
-                       " is " + buf);
+  return Status::formatError(what + ": byte at offset " +
+                             std::to_string(offset + i) + " is " + buf);
 }
 
 } // namespace
@@ -101,10 +102,11 @@ Status compareBytes(const uint8_t *base, uint64_t offset,
 StatusOr<std::unique_ptr<ArchiveReader>>
 ArchiveReader::open(const uint8_t *data, size_t size) {
   if (!data)
-    return Status::error("no data");
+    return Status::formatError("no data");
   if (reinterpret_cast<uintptr_t>(data) % kIndexAlignment != 0)
-    return Status::error("the module buffer must be " +
-                         std::to_string(kIndexAlignment) + "-byte aligned");
+    return Status::invalidArgument("the module buffer must be " +
+                                   std::to_string(kIndexAlignment) +
+                                   "-byte aligned");
   std::unique_ptr<ArchiveReader> reader(new ArchiveReader(data, size));
   if (Status st = reader->parse(); !st)
     return st;
@@ -113,8 +115,8 @@ ArchiveReader::open(const uint8_t *data, size_t size) {
 
 Status ArchiveReader::parse() {
   if (size < kMinimumFileSize)
-    return Status::error("file of " + std::to_string(size) +
-                         " bytes is too small to be a vmpack module");
+    return Status::formatError("file of " + std::to_string(size) +
+                               " bytes is too small to be a vmpack module");
   // 1. The EOCD record, whose comment is the fixed-size trailer.
   size_t eocd = size - kMinimumFileSize;
   if (readU32(base + eocd) != 0x06054b50 ||
@@ -125,42 +127,42 @@ Status ArchiveReader::parse() {
                            kTrailerLength);
   std::optional<Trailer> trailer = parseTrailer(comment);
   if (!trailer)
-    return Status::error("end-of-central-directory record at offset " +
-                         std::to_string(eocd) +
-                         ": its vmpack trailer is malformed");
+    return Status::formatError("end-of-central-directory record at offset " +
+                               std::to_string(eocd) +
+                               ": its vmpack trailer is malformed");
   if (!isKnownFormatVersion(trailer->formatVersion))
-    return Status::error("format version " +
-                         std::to_string(trailer->formatVersion) +
-                         " is not supported (this reader knows versions " +
-                         std::to_string(kMinFormatVersion) + " to " +
-                         std::to_string(kFormatVersion) + ")");
+    return Status::unsupported(
+        "format version " + std::to_string(trailer->formatVersion) +
+        " is not supported (this reader knows versions " +
+        std::to_string(kMinFormatVersion) + " to " +
+        std::to_string(kFormatVersion) + ")");
 
   // 2. The index: in bounds, aligned, CRC as the trailer says, verified.
   uint64_t indexEnd;
   if (__builtin_add_overflow(trailer->indexOffset, trailer->indexLength,
                              &indexEnd) ||
       indexEnd > eocd)
-    return Status::error("trailer: index " +
-                         range(trailer->indexOffset, trailer->indexLength) +
-                         " lies outside the file's " + std::to_string(eocd) +
-                         " bytes before the end record");
+    return Status::formatError(
+        "trailer: index " + range(trailer->indexOffset, trailer->indexLength) +
+        " lies outside the file's " + std::to_string(eocd) +
+        " bytes before the end record");
   if (trailer->indexOffset % kIndexAlignment != 0)
-    return Status::error(
+    return Status::formatError(
         "trailer: index offset " + std::to_string(trailer->indexOffset) +
         " is not a multiple of " + std::to_string(kIndexAlignment));
   const uint8_t *indexData = base + trailer->indexOffset;
   uint32_t indexCrc = crc32Update(0, indexData, trailer->indexLength);
   if (indexCrc != trailer->indexChecksum)
-    return Status::error("index at " +
-                         range(trailer->indexOffset, trailer->indexLength) +
-                         ": CRC-32 is " + hex32(indexCrc) +
-                         ", the trailer says " + hex32(trailer->indexChecksum));
+    return Status::checksumError(
+        "index at " + range(trailer->indexOffset, trailer->indexLength) +
+        ": CRC-32 is " + hex32(indexCrc) + ", the trailer says " +
+        hex32(trailer->indexChecksum));
   StatusOr<ModuleContents> contents =
       decodeIndex(indexData, size_t(trailer->indexLength));
   if (!contents)
     return contents.status();
   if (contents->formatVersion != trailer->formatVersion)
-    return Status::error(
+    return Status::formatError(
         "index: format version " + std::to_string(contents->formatVersion) +
         ", but the trailer says " + std::to_string(trailer->formatVersion));
   version = contents->formatVersion;
@@ -174,8 +176,9 @@ Status ArchiveReader::parse() {
                 trailer->indexLength, indexCrc};
   for (size_t i = 0; i < numConstants(); ++i)
     if (!byName.emplace(constant(i).name, i).second)
-      return Status::error("index: constant name '" +
-                           printableName(constant(i).name) + "' appears twice");
+      return Status::formatError("index: constant name '" +
+                                 printableName(constant(i).name) +
+                                 "' appears twice");
   // Aliases share their segment's bytes; the layout check below fixes
   // the segments' offsets, so refresh the copies.
   for (SegmentInfo &alias : aliases)
@@ -186,29 +189,29 @@ Status ArchiveReader::parse() {
       moduleEntries(segments, programEntry, indexEntry.length, indexCrc);
   StatusOr<ZipPlan> plan = planZip(entries, kTrailerLength);
   if (!plan)
-    return Status::error("index: " + plan.status().message());
+    return plan.status().withContext("index: ");
   if (plan->fileSize != size)
-    return Status::error(
+    return Status::formatError(
         "file is " + std::to_string(size) + " bytes but its index describes " +
         std::to_string(plan->fileSize) +
         (size < plan->fileSize ? " (truncated?)" : " (trailing bytes?)"));
   for (size_t i = 0; i < segments.size(); ++i)
     if (segments[i].offset != plan->entries[i].dataOffset)
-      return Status::error(
+      return Status::formatError(
           "index: segment '" + printableName(segments[i].name) +
           "' claims offset " + std::to_string(segments[i].offset) +
           ", but its entry's data starts at " +
           std::to_string(plan->entries[i].dataOffset));
   if (programEntry.offset != plan->entries[segments.size()].dataOffset)
-    return Status::error(
+    return Status::formatError(
         "index: program claims offset " + std::to_string(programEntry.offset) +
         ", but its entry's data starts at " +
         std::to_string(plan->entries[segments.size()].dataOffset));
   if (indexEntry.offset != plan->entries.back().dataOffset)
-    return Status::error("trailer: index offset " +
-                         std::to_string(indexEntry.offset) +
-                         " is not where its ZIP entry's data starts (" +
-                         std::to_string(plan->entries.back().dataOffset) + ")");
+    return Status::formatError(
+        "trailer: index offset " + std::to_string(indexEntry.offset) +
+        " is not where its ZIP entry's data starts (" +
+        std::to_string(plan->entries.back().dataOffset) + ")");
   // 4. Every metadata and padding byte.
   return checkMetadata();
 }
@@ -218,7 +221,7 @@ Status ArchiveReader::checkMetadata() const {
       segments, programEntry, indexEntry.length, indexEntry.checksum);
   StatusOr<ZipPlan> plan = planZip(entries, kTrailerLength);
   if (!plan || plan->fileSize != size)
-    return Status::error("internal error: layout changed after open");
+    return Status::internalError("internal error: layout changed after open");
   for (size_t i = 0; i < entries.size(); ++i) {
     const ZipPlacement &p = plan->entries[i];
     std::string what = "local header of ZIP entry '" + entries[i].name + "' (" +
@@ -263,10 +266,10 @@ Status ArchiveReader::checkMetadataAndIndex() const {
   uint32_t indexCrc =
       crc32Update(0, base + indexEntry.offset, indexEntry.length);
   if (indexCrc != indexEntry.checksum)
-    return Status::error("index at " +
-                         range(indexEntry.offset, indexEntry.length) +
-                         ": CRC-32 is " + hex32(indexCrc) + ", expected " +
-                         hex32(indexEntry.checksum));
+    return Status::checksumError("index at " +
+                                 range(indexEntry.offset, indexEntry.length) +
+                                 ": CRC-32 is " + hex32(indexCrc) +
+                                 ", expected " + hex32(indexEntry.checksum));
   return Status::ok();
 }
 
@@ -280,9 +283,9 @@ Status ArchiveReader::compareEntryCrc(size_t entry, uint32_t crc) const {
     return Status::ok();
   std::string what =
       c ? "segment '" + printableName(c->name) + "'" : std::string("program");
-  return Status::error(what + " at " + range(offset, length) +
-                       ": CRC-32 of the stored bytes is " + hex32(crc) +
-                       ", the index says " + hex32(expected));
+  return Status::checksumError(what + " at " + range(offset, length) +
+                               ": CRC-32 of the stored bytes is " + hex32(crc) +
+                               ", the index says " + hex32(expected));
 }
 
 Status ArchiveReader::verifyEntry(size_t entry, const RangeCrc *crcOf) const {

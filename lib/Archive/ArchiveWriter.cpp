@@ -93,9 +93,9 @@ Status ArchiveWriterImpl::recordPiece(uint32_t segment, uint64_t start,
   auto &pieces = written[segment];
   auto next = pieces.lower_bound(start);
   auto overlap = [&](uint64_t a, uint64_t b) {
-    return Status::error("segment '" + contents.segments[segment].name +
-                         "': bytes [" + std::to_string(a) + ", " +
-                         std::to_string(b) + ") were written twice");
+    return Status::invalidArgument(
+        "segment '" + contents.segments[segment].name + "': bytes [" +
+        std::to_string(a) + ", " + std::to_string(b) + ") were written twice");
   };
   if (next != pieces.end() && next->first < end)
     return overlap(next->first, std::min(end, next->second.end));
@@ -140,10 +140,10 @@ Status ArchiveWriterImpl::checkCoverage(uint32_t segment, uint32_t &crc) {
   auto after = pieces.upper_bound(holeStart);
   if (after != pieces.end())
     holeEnd = after->first;
-  return Status::error("segment '" + s.name + "': bytes [" +
-                       std::to_string(holeStart) + ", " +
-                       std::to_string(holeEnd) + ") of " +
-                       std::to_string(s.length) + " were never written");
+  return Status::invalidArgument(
+      "segment '" + s.name + "': bytes [" + std::to_string(holeStart) + ", " +
+      std::to_string(holeEnd) + ") of " + std::to_string(s.length) +
+      " were never written");
 }
 
 ArchiveWriter::ArchiveWriter(std::unique_ptr<ArchiveWriterImpl> impl)
@@ -189,12 +189,12 @@ static SegmentInfo toSegmentInfo(ConstantDesc &&desc) {
 
 StatusOr<uint32_t> ArchiveWriter::addSegment(SegmentDesc desc) {
   if (impl->phase != ArchiveWriterImpl::Phase::Plan)
-    return Status::error("addSegment('" + desc.name +
-                         "') after beginData(): the layout is fixed");
+    return Status::invalidArgument("addSegment('" + desc.name +
+                                   "') after beginData(): the layout is fixed");
   if (impl->failed)
     return impl->currentError();
   if (impl->contents.segments.size() >= UINT32_MAX)
-    return Status::error("too many segments");
+    return Status::invalidArgument("too many segments");
   SegmentInfo s = toSegmentInfo(std::move(desc));
   s.encoding = desc.encoding;
   s.length = desc.length;
@@ -205,30 +205,32 @@ StatusOr<uint32_t> ArchiveWriter::addSegment(SegmentDesc desc) {
   if (Status st = validateSegment(s); !st)
     return st;
   if (!impl->names.insert(s.name).second)
-    return Status::error("duplicate segment name '" + s.name + "'");
+    return Status::invalidArgument("duplicate segment name '" + s.name + "'");
   impl->contents.segments.push_back(std::move(s));
   return uint32_t(impl->contents.segments.size() - 1);
 }
 
 Status ArchiveWriter::addAlias(AliasDesc desc) {
   if (impl->phase != ArchiveWriterImpl::Phase::Plan)
-    return Status::error("addAlias('" + desc.name +
-                         "') after beginData(): the layout is fixed");
+    return Status::invalidArgument("addAlias('" + desc.name +
+                                   "') after beginData(): the layout is fixed");
   if (impl->failed)
     return impl->currentError();
   ModuleContents &c = impl->contents;
   if (desc.segment >= c.segments.size())
-    return Status::error("alias '" + desc.name + "' refers to segment " +
-                         std::to_string(desc.segment) + " of " +
-                         std::to_string(c.segments.size()));
+    return Status::invalidArgument("alias '" + desc.name +
+                                   "' refers to segment " +
+                                   std::to_string(desc.segment) + " of " +
+                                   std::to_string(c.segments.size()));
   uint32_t segment = desc.segment;
   SegmentInfo a = toSegmentInfo(std::move(desc));
   a.aliasOf = segment;
   if (Status st = validateAlias(a, c.segments[desc.segment]); !st)
-    return Status::error("alias '" + a.name + "' of segment '" +
-                         c.segments[desc.segment].name + "': " + st.message());
+    return Status::invalidArgument("alias '" + a.name + "' of segment '" +
+                                   c.segments[desc.segment].name +
+                                   "': " + st.message());
   if (!impl->names.insert(a.name).second)
-    return Status::error("duplicate segment name '" + a.name + "'");
+    return Status::invalidArgument("duplicate segment name '" + a.name + "'");
   c.aliases.push_back(std::move(a));
   return Status::ok();
 }
@@ -240,7 +242,7 @@ void ArchiveWriter::setProgram(std::string bytes) {
 Status ArchiveWriter::beginData() {
   ArchiveWriterImpl &w = *impl;
   if (w.phase != ArchiveWriterImpl::Phase::Plan)
-    return Status::error("beginData() called twice");
+    return Status::invalidArgument("beginData() called twice");
   if (w.failed)
     return w.currentError();
   ModuleContents &c = w.contents;
@@ -280,20 +282,21 @@ Status ArchiveWriter::writeSegmentData(uint32_t segment,
                                        const void *data, size_t size) {
   ArchiveWriterImpl &w = *impl;
   if (w.phase != ArchiveWriterImpl::Phase::Data)
-    return Status::error("writeSegmentData outside beginData() ... finish()");
+    return Status::invalidArgument(
+        "writeSegmentData outside beginData() ... finish()");
   if (w.failed)
     return w.currentError();
   if (segment >= w.contents.segments.size())
-    return w.fail(Status::error("writeSegmentData: no segment number " +
-                                std::to_string(segment)));
+    return w.fail(Status::invalidArgument(
+        "writeSegmentData: no segment number " + std::to_string(segment)));
   const SegmentInfo &s = w.contents.segments[segment];
   uint64_t end;
   if (__builtin_add_overflow(offsetInSegment, uint64_t(size), &end) ||
       end > s.length)
-    return w.fail(Status::error("segment '" + s.name + "': chunk [" +
-                                std::to_string(offsetInSegment) + ", +" +
-                                std::to_string(size) + ") exceeds its length " +
-                                std::to_string(s.length)));
+    return w.fail(Status::invalidArgument(
+        "segment '" + s.name + "': chunk [" + std::to_string(offsetInSegment) +
+        ", +" + std::to_string(size) + ") exceeds its length " +
+        std::to_string(s.length)));
   if (size == 0)
     return Status::ok();
   uint32_t crc = crc32Update(0, data, size);
@@ -310,9 +313,9 @@ Status ArchiveWriter::writeSegmentData(uint32_t segment,
 Status ArchiveWriter::finish() {
   ArchiveWriterImpl &w = *impl;
   if (w.phase == ArchiveWriterImpl::Phase::Plan)
-    return w.fail(Status::error("finish() without beginData()"));
+    return w.fail(Status::invalidArgument("finish() without beginData()"));
   if (w.phase == ArchiveWriterImpl::Phase::Finished)
-    return Status::error("finish() called twice");
+    return Status::invalidArgument("finish() called twice");
   if (w.failed)
     return w.currentError();
   ModuleContents &c = w.contents;
@@ -325,9 +328,10 @@ Status ArchiveWriter::finish() {
 
   std::string index = buildIndex(c);
   if (index.size() != w.indexLength)
-    return w.fail(Status::error("internal error: the index changed size from " +
-                                std::to_string(w.indexLength) + " to " +
-                                std::to_string(index.size()) + " bytes"));
+    return w.fail(
+        Status::internalError("internal error: the index changed size from " +
+                              std::to_string(w.indexLength) + " to " +
+                              std::to_string(index.size()) + " bytes"));
   uint32_t indexCrc = crc32Update(0, index.data(), index.size());
   w.entries.back().crc = indexCrc;
   const ZipPlacement &indexPlacement = w.plan.entries.back();

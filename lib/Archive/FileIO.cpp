@@ -28,12 +28,13 @@ Status vmpack::archive::detail::pwriteAll(int fd, const void *data, size_t size,
     if (n < 0) {
       if (errno == EINTR)
         continue;
-      return Status::error(what + " at file offset " + std::to_string(offset) +
-                           ": " + errnoText(errno));
+      return Status::ioError(what + " at file offset " +
+                             std::to_string(offset) + ": " + errnoText(errno));
     }
     if (n == 0)
-      return Status::error(what + " at file offset " + std::to_string(offset) +
-                           ": the write made no progress");
+      return Status::ioError(what + " at file offset " +
+                             std::to_string(offset) +
+                             ": the write made no progress");
     p += n;
     size -= size_t(n);
     offset += uint64_t(n);
@@ -54,7 +55,7 @@ Status vmpack::archive::detail::createTempFileBeside(const std::string &path,
                                                      int &fd,
                                                      std::string &tempPath) {
   if (path.empty())
-    return Status::error("empty output path");
+    return Status::ioError("empty output path");
   // A file-size limit must surface as EFBIG from pwrite, not kill us.
   std::signal(SIGXFSZ, SIG_IGN);
   static std::atomic<uint64_t> counter{0};
@@ -69,17 +70,17 @@ Status vmpack::archive::detail::createTempFileBeside(const std::string &path,
       return Status::ok();
     }
     if (errno != EEXIST || attempt > 100)
-      return Status::error("cannot create a temporary file in '" +
-                           parentDirectory(path) + "' for '" + path +
-                           "': " + errnoText(errno));
+      return Status::ioError("cannot create a temporary file in '" +
+                             parentDirectory(path) + "' for '" + path +
+                             "': " + errnoText(errno));
   }
 }
 
 Status vmpack::archive::detail::reserveFileSpace(int fd, uint64_t size,
                                                  const std::string &path) {
   if (size > uint64_t(std::numeric_limits<off_t>::max()))
-    return Status::error("cannot reserve " + std::to_string(size) +
-                         " bytes for '" + path + "': too large a file");
+    return Status::ioError("cannot reserve " + std::to_string(size) +
+                           " bytes for '" + path + "': too large a file");
   int err = ::posix_fallocate(fd, 0, off_t(size));
   if (err == EOPNOTSUPP || err == ENOSYS || err == EINVAL) {
     if (::ftruncate(fd, off_t(size)) != 0)
@@ -88,8 +89,8 @@ Status vmpack::archive::detail::reserveFileSpace(int fd, uint64_t size,
       err = 0;
   }
   if (err != 0)
-    return Status::error("cannot reserve " + std::to_string(size) +
-                         " bytes for '" + path + "': " + errnoText(err));
+    return Status::ioError("cannot reserve " + std::to_string(size) +
+                           " bytes for '" + path + "': " + errnoText(err));
   return Status::ok();
 }
 
@@ -101,13 +102,13 @@ Status vmpack::archive::detail::commitTempFile(int fd,
   if (fsync && ::fsync(fd) != 0) {
     int err = errno;
     ::close(fd);
-    return Status::error("fsync of '" + tempPath + "': " + errnoText(err));
+    return Status::ioError("fsync of '" + tempPath + "': " + errnoText(err));
   }
   if (::close(fd) != 0)
-    return Status::error("closing '" + tempPath + "': " + errnoText(errno));
+    return Status::ioError("closing '" + tempPath + "': " + errnoText(errno));
   if (::rename(tempPath.c_str(), path.c_str()) != 0)
-    return Status::error("renaming '" + tempPath + "' to '" + path +
-                         "': " + errnoText(errno));
+    return Status::ioError("renaming '" + tempPath + "' to '" + path +
+                           "': " + errnoText(errno));
   renamed = true;
   if (!fsync)
     return Status::ok();
@@ -115,12 +116,13 @@ Status vmpack::archive::detail::commitTempFile(int fd,
   std::string dir = parentDirectory(path);
   int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dirFd < 0)
-    return Status::error("opening directory '" + dir +
-                         "' to fsync it: " + errnoText(errno));
+    return Status::ioError("opening directory '" + dir +
+                           "' to fsync it: " + errnoText(errno));
   int rc = ::fsync(dirFd);
   int err = errno;
   ::close(dirFd);
   if (rc != 0)
-    return Status::error("fsync of directory '" + dir + "': " + errnoText(err));
+    return Status::ioError("fsync of directory '" + dir +
+                           "': " + errnoText(err));
   return Status::ok();
 }

@@ -87,14 +87,15 @@ StatusOr<LoadMode> vmpack::archive::loadModeFromEnvironment() {
   if (std::strcmp(value, "read") == 0)
     return LoadMode::Read;
   std::string shown(value, strnlen(value, 64));
-  return Status::error("VMPACK_LOAD_MODE='" + shown +
-                       "' is not one of auto, mmap, read");
+  return Status::invalidArgument("VMPACK_LOAD_MODE='" + shown +
+                                 "' is not one of auto, mmap, read");
 }
 
 StatusOr<std::unique_ptr<LoadedFile>>
 LoadedFile::open(const std::string &path, const LoadOptions &options) {
   if (options.buffer && options.mode != LoadMode::Read)
-    return Status::error("a caller-provided buffer needs the read mode");
+    return Status::invalidArgument(
+        "a caller-provided buffer needs the read mode");
   LoadMode mode = options.mode;
   if (mode == LoadMode::Auto) {
     StatusOr<LoadMode> fromEnvironment = loadModeFromEnvironment();
@@ -105,7 +106,7 @@ LoadedFile::open(const std::string &path, const LoadOptions &options) {
   if (mode == LoadMode::Auto) {
     struct statfs fs;
     if (::statfs(path.c_str(), &fs) != 0)
-      return Status::error("cannot open '" + path + "': " + errnoText(errno));
+      return Status::ioError("cannot open '" + path + "': " + errnoText(errno));
     mode = loadModeForFileSystem(uint64_t(fs.f_type));
   }
 
@@ -123,26 +124,27 @@ LoadedFile::open(const std::string &path, const LoadOptions &options) {
 
   FdCloser fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (fd.fd < 0)
-    return Status::error("cannot open '" + path + "': " + errnoText(errno));
+    return Status::ioError("cannot open '" + path + "': " + errnoText(errno));
   struct stat st;
   if (::fstat(fd.fd, &st) != 0)
-    return Status::error("cannot stat '" + path + "': " + errnoText(errno));
+    return Status::ioError("cannot stat '" + path + "': " + errnoText(errno));
   if (!S_ISREG(st.st_mode))
-    return Status::error("'" + path + "' is not a regular file");
+    return Status::ioError("'" + path + "' is not a regular file");
   if (uint64_t(st.st_size) > SIZE_MAX)
-    return Status::error("'" + path + "' is too large to read into memory");
+    return Status::ioError("'" + path + "' is too large to read into memory");
   size_t size = size_t(st.st_size);
 
   uint8_t *buffer;
   if (options.buffer) {
     buffer = static_cast<uint8_t *>(options.buffer);
     if (reinterpret_cast<uintptr_t>(buffer) % kIndexAlignment != 0)
-      return Status::error("the buffer for '" + path + "' must be " +
-                           std::to_string(kIndexAlignment) + "-byte aligned");
+      return Status::invalidArgument("the buffer for '" + path + "' must be " +
+                                     std::to_string(kIndexAlignment) +
+                                     "-byte aligned");
     if (options.bufferSize < size)
-      return Status::error("'" + path + "' has " + std::to_string(size) +
-                           " bytes, the buffer only " +
-                           std::to_string(options.bufferSize));
+      return Status::ioError("'" + path + "' has " + std::to_string(size) +
+                             " bytes, the buffer only " +
+                             std::to_string(options.bufferSize));
   } else {
     // Anonymous memory aligned like the largest segment alignment, so
     // that segments are as aligned in memory as in the file: map extra and
@@ -155,9 +157,9 @@ LoadedFile::open(const std::string &path, const LoadOptions &options) {
     int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
     void *p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, flags, -1, 0);
     if (p == MAP_FAILED)
-      return Status::error("cannot allocate " + std::to_string(size) +
-                           " bytes to read '" + path +
-                           "': " + errnoText(errno));
+      return Status::outOfMemory("cannot allocate " + std::to_string(size) +
+                                 " bytes to read '" + path +
+                                 "': " + errnoText(errno));
     uintptr_t start = reinterpret_cast<uintptr_t>(p);
     uintptr_t aligned =
         (start + kMaxAlignment - 1) & ~uintptr_t(kMaxAlignment - 1);
@@ -185,11 +187,11 @@ LoadedFile::open(const std::string &path, const LoadOptions &options) {
     if (n < 0) {
       if (errno == EINTR)
         continue;
-      return Status::error("cannot read '" + path + "' at offset " +
-                           std::to_string(done) + ": " + errnoText(errno));
+      return Status::ioError("cannot read '" + path + "' at offset " +
+                             std::to_string(done) + ": " + errnoText(errno));
     }
     if (n == 0)
-      return Status::error(
+      return Status::ioError(
           "'" + path + "' shrank while being read: " + std::to_string(done) +
           " of " + std::to_string(size) + " bytes");
     done += uint64_t(n);

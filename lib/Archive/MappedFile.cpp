@@ -19,16 +19,16 @@ StatusOr<std::unique_ptr<MappedFile>>
 MappedFile::open(const std::string &path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return Status::error("cannot open '" + path + "': " + errnoText(errno));
+    return Status::ioError("cannot open '" + path + "': " + errnoText(errno));
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     int err = errno;
     ::close(fd);
-    return Status::error("cannot stat '" + path + "': " + errnoText(err));
+    return Status::ioError("cannot stat '" + path + "': " + errnoText(err));
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status::error("'" + path + "' is not a regular file");
+    return Status::ioError("'" + path + "' is not a regular file");
   }
   if (st.st_size == 0) {
     // mmap refuses length 0. An empty view lets the reader say what is
@@ -42,7 +42,7 @@ MappedFile::open(const std::string &path) {
   int err = errno;
   ::close(fd); // the mapping keeps the file alive
   if (p == MAP_FAILED)
-    return Status::error("cannot map '" + path + "': " + errnoText(err));
+    return Status::ioError("cannot map '" + path + "': " + errnoText(err));
   return std::unique_ptr<MappedFile>(
       new MappedFile(static_cast<const uint8_t *>(p), size));
 }

@@ -103,8 +103,8 @@ static Status readShape(const flatbuffers::Vector<int64_t> *shape,
   if (!shape)
     return Status::ok();
   if (shape->size() > kMaxRank)
-    return Status::error("index: " + what + " has rank " +
-                         std::to_string(shape->size()));
+    return Status::formatError("index: " + what + " has rank " +
+                               std::to_string(shape->size()));
   out.resize(shape->size());
   if (!out.empty())
     std::memcpy(out.data(), shape->Data(), out.size() * sizeof(int64_t));
@@ -129,20 +129,20 @@ static Status readConstant(const Record *r, SegmentInfo &s,
 StatusOr<ModuleContents>
 vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
   if (size < 8 || !fb::ModuleBufferHasIdentifier(data))
-    return Status::error("index: missing FlatBuffer identifier 'VMPK'");
+    return Status::formatError("index: missing FlatBuffer identifier 'VMPK'");
   if (size >= FLATBUFFERS_MAX_BUFFER_SIZE)
-    return Status::error("index: larger than a FlatBuffer can be");
+    return Status::formatError("index: larger than a FlatBuffer can be");
   // Depth is fixed by the schema; the table budget only bounds the work.
   flatbuffers::Verifier verifier(data, size, /*max_depth=*/16,
                                  /*max_tables=*/size / 4 + 16);
   if (!fb::VerifyModuleBuffer(verifier))
-    return Status::error("index: the FlatBuffer verifier rejected it");
+    return Status::formatError("index: the FlatBuffer verifier rejected it");
   const fb::Module *m = fb::GetModule(data);
 
   ModuleContents c;
   c.formatVersion = m->format_version();
   if (!isKnownFormatVersion(c.formatVersion))
-    return Status::error(
+    return Status::unsupported(
         "index: format version " + std::to_string(c.formatVersion) +
         " (this reader knows versions " + std::to_string(kMinFormatVersion) +
         " to " + std::to_string(kFormatVersion) + ")");
@@ -150,12 +150,12 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
   c.producer = toStdString(m->producer());
   const fb::EntryRef *program = m->program();
   if (!program)
-    return Status::error("index: no program entry");
+    return Status::formatError("index: no program entry");
   c.program.name = toStdString(program->name());
   if (c.program.name != kProgramEntryName)
-    return Status::error("index: program entry is named '" +
-                         printableName(c.program.name) + "', expected '" +
-                         std::string(kProgramEntryName) + "'");
+    return Status::formatError("index: program entry is named '" +
+                               printableName(c.program.name) + "', expected '" +
+                               std::string(kProgramEntryName) + "'");
   c.program.offset = program->offset();
   c.program.length = program->length();
   c.program.checksum = program->checksum();
@@ -174,14 +174,14 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
       s.checksum = fs->checksum();
       if (const fb::Foreign *foreign = fs->foreign()) {
         if (c.formatVersion < kMetadataFormatVersion)
-          return Status::error("index: segment " + std::to_string(i) +
-                               ": a foreign type needs format version " +
-                               std::to_string(kMetadataFormatVersion));
+          return Status::formatError("index: segment " + std::to_string(i) +
+                                     ": a foreign type needs format version " +
+                                     std::to_string(kMetadataFormatVersion));
         s.foreignKind = foreign->kind();
         s.foreignType = foreign->type();
         if (s.foreignKind == kForeignNone)
-          return Status::error("index: segment " + std::to_string(i) +
-                               ": foreign record of kind 0");
+          return Status::formatError("index: segment " + std::to_string(i) +
+                                     ": foreign record of kind 0");
         if (Status st =
                 readShape(foreign->shape(), s.foreignShape,
                           "segment " + std::to_string(i) + "'s foreign shape");
@@ -189,17 +189,17 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
           return st;
       }
       if (Status st = validateSegment(s); !st)
-        return Status::error("index: segment " + std::to_string(i) + ": " +
-                             st.message());
+        return Status::formatError("index: segment " + std::to_string(i) +
+                                   ": " + st.message());
       c.segments.push_back(std::move(s));
     }
   }
   if (const auto *aliases = m->aliases()) {
     if (c.formatVersion < kAliasFormatVersion)
-      return Status::error("index: aliases need format version " +
-                           std::to_string(kAliasFormatVersion) +
-                           ", the index says " +
-                           std::to_string(c.formatVersion));
+      return Status::formatError("index: aliases need format version " +
+                                 std::to_string(kAliasFormatVersion) +
+                                 ", the index says " +
+                                 std::to_string(c.formatVersion));
     c.aliases.reserve(aliases->size());
     for (flatbuffers::uoffset_t i = 0; i < aliases->size(); ++i) {
       const fb::Alias *fa = aliases->Get(i);
@@ -209,33 +209,33 @@ vmpack::archive::detail::decodeIndex(const uint8_t *data, size_t size) {
         return st;
       a.aliasOf = fa->segment();
       if (a.aliasOf >= c.segments.size())
-        return Status::error("index: " + what + " refers to segment " +
-                             std::to_string(a.aliasOf) + " of " +
-                             std::to_string(c.segments.size()));
+        return Status::formatError("index: " + what + " refers to segment " +
+                                   std::to_string(a.aliasOf) + " of " +
+                                   std::to_string(c.segments.size()));
       if (Status st = validateAlias(a, c.segments[a.aliasOf]); !st)
-        return Status::error("index: " + what + ": " + st.message());
+        return Status::formatError("index: " + what + ": " + st.message());
       c.aliases.push_back(std::move(a));
     }
   }
   if (const auto *metadata = m->metadata()) {
     if (c.formatVersion < kMetadataFormatVersion)
-      return Status::error("index: metadata needs format version " +
-                           std::to_string(kMetadataFormatVersion) +
-                           ", the index says " +
-                           std::to_string(c.formatVersion));
+      return Status::formatError("index: metadata needs format version " +
+                                 std::to_string(kMetadataFormatVersion) +
+                                 ", the index says " +
+                                 std::to_string(c.formatVersion));
     c.metadata.reserve(metadata->size());
     for (flatbuffers::uoffset_t i = 0; i < metadata->size(); ++i) {
       const fb::KeyValue *kv = metadata->Get(i);
       c.metadata.emplace_back(toStdString(kv->key()), toStdString(kv->value()));
     }
     if (Status st = validateMetadata(c.metadata); !st)
-      return Status::error("index: " + st.message());
+      return Status::formatError("index: " + st.message());
   }
   if (c.formatVersion != requiredFormatVersion(c))
-    return Status::error("index: format version " +
-                         std::to_string(c.formatVersion) +
-                         " is not the lowest that holds this module (" +
-                         std::to_string(requiredFormatVersion(c)) + ")");
+    return Status::formatError("index: format version " +
+                               std::to_string(c.formatVersion) +
+                               " is not the lowest that holds this module (" +
+                               std::to_string(requiredFormatVersion(c)) + ")");
   return c;
 }
 

@@ -20,10 +20,11 @@ uint64_t vmpack::archive::numScalars(const SegmentInfo &segment) {
 
 Status vmpack::archive::validateSegment(SegmentInfo &s) {
   auto fail = [&](const std::string &what) {
-    return Status::error("segment '" + printableName(s.name) + "': " + what);
+    return Status::formatError("segment '" + printableName(s.name) +
+                               "': " + what);
   };
   if (s.name.empty())
-    return Status::error("segment with an empty name");
+    return Status::formatError("segment with an empty name");
   if (s.name.size() > kMaxSegmentNameBytes)
     return fail("name longer than " + std::to_string(kMaxSegmentNameBytes) +
                 " bytes");
@@ -116,14 +117,14 @@ Status vmpack::archive::validateMetadata(
   std::set<std::string_view> keys;
   for (const auto &[key, value] : metadata) {
     if (key.empty())
-      return Status::error("metadata key is empty");
+      return Status::formatError("metadata key is empty");
     if (key.size() > kMaxMetadataBytes || value.size() > kMaxMetadataBytes)
-      return Status::error("metadata key '" + printableName(key) +
-                           "': key or value longer than " +
-                           std::to_string(kMaxMetadataBytes) + " bytes");
+      return Status::formatError("metadata key '" + printableName(key) +
+                                 "': key or value longer than " +
+                                 std::to_string(kMaxMetadataBytes) + " bytes");
     if (!keys.insert(key).second)
-      return Status::error("metadata key '" + printableName(key) +
-                           "' appears twice");
+      return Status::formatError("metadata key '" + printableName(key) +
+                                 "' appears twice");
   }
   return Status::ok();
 }

@@ -84,21 +84,21 @@ uint64_t centralZip64ExtraSize(const ZipEntry &e, const ZipPlacement &p) {
 StatusOr<ZipPlan> vmpack::archive::planZip(const std::vector<ZipEntry> &entries,
                                            size_t commentLength) {
   if (commentLength > 0xFFFF)
-    return Status::error("ZIP comment longer than 65535 bytes");
+    return Status::invalidArgument("ZIP comment longer than 65535 bytes");
   ZipPlan plan;
   plan.entries.reserve(entries.size());
   const Status overflow =
-      Status::error("archive layout overflows 64-bit file offsets");
+      Status::invalidArgument("archive layout overflows 64-bit file offsets");
   uint64_t offset = 0;
   for (const ZipEntry &e : entries) {
     if (!isValidAlignment(e.alignment))
-      return Status::error("entry '" + e.name + "': alignment " +
-                           std::to_string(e.alignment) +
-                           " is not a power of two in [1, 65536]");
+      return Status::invalidArgument("entry '" + e.name + "': alignment " +
+                                     std::to_string(e.alignment) +
+                                     " is not a power of two in [1, 65536]");
     if (e.name.empty() || e.name.size() > 0xFFFF)
-      return Status::error("entry name length " +
-                           std::to_string(e.name.size()) +
-                           " is not in [1, 65535]");
+      return Status::invalidArgument("entry name length " +
+                                     std::to_string(e.name.size()) +
+                                     " is not in [1, 65535]");
     ZipPlacement p;
     p.prefixOffset = offset;
     p.zip64Sizes = needs64(e.length);

@@ -202,14 +202,15 @@ Status applyLogicalType(TensorInfo &info, const GgufValue &value) {
   std::string where =
       "GGUF: key " + quoteName(std::string(kGgufTypeKeyPrefix) + info.name);
   if (value.type != GgufType::String)
-    return Status::error(where + " is not a string");
+    return Status::formatError(where + " is not a string");
   auto parsed = parseTensorTypeString(value.strings[0]);
   if (!parsed)
-    return Status::error(where + " holds " + quoteName(value.strings[0]) +
-                         ", not a tensor type such as 'tensor<64x128xi4>'");
+    return Status::formatError(
+        where + " holds " + quoteName(value.strings[0]) +
+        ", not a tensor type such as 'tensor<64x128xi4>'");
   auto &[type, shape] = *parsed;
   if (info.isOpaque())
-    return Status::error(where + " names a tensor of ggml blocks");
+    return Status::formatError(where + " names a tensor of ggml blocks");
   std::optional<uint32_t> ggml = toGgmlType(type);
   if (ggml && toGgmlType(info.elementType) == ggml &&
       fromGgmlType(*ggml) == info.elementType && shape == info.shape &&
@@ -225,13 +226,13 @@ Status applyLogicalType(TensorInfo &info, const GgufValue &value) {
     info.encoding = Encoding::Packed;
     return Status::ok();
   }
-  return Status::error(where + " says " + value.strings[0] + ", which needs " +
-                       (ggml ? "ggml type " + std::string(ggmlName(*ggml)) +
-                                   " with that shape, or "
-                             : "") +
-                       "a 1-D I8 tensor of " +
-                       (size ? std::to_string(*size) : std::string("?")) +
-                       " bytes");
+  return Status::formatError(
+      where + " says " + value.strings[0] + ", which needs " +
+      (ggml ? "ggml type " + std::string(ggmlName(*ggml)) +
+                  " with that shape, or "
+            : "") +
+      "a 1-D I8 tensor of " +
+      (size ? std::to_string(*size) : std::string("?")) + " bytes");
 }
 
 uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
@@ -256,26 +257,26 @@ StatusOr<uint64_t>
 vmpack::formats::ggmlTensorBytes(uint32_t ggmlType,
                                  const std::vector<int64_t> &shape) {
   if (ggmlType == 4 || ggmlType == 5)
-    return Status::error("ggml type " + std::to_string(ggmlType) + " (Q4_" +
-                         (ggmlType == 4 ? "2" : "3") +
-                         ") was removed from ggml and has no block size");
+    return Status::formatError("ggml type " + std::to_string(ggmlType) +
+                               " (Q4_" + (ggmlType == 4 ? "2" : "3") +
+                               ") was removed from ggml and has no block size");
   const GgmlTypeTraits *traits = ggmlTypeTraits(ggmlType);
   if (!traits)
-    return Status::error("ggml type " + std::to_string(ggmlType) +
-                         " is not a type GGUF files hold");
+    return Status::formatError("ggml type " + std::to_string(ggmlType) +
+                               " is not a type GGUF files hold");
   std::optional<uint64_t> n = numElements(shape);
   if (!n)
-    return Status::error("the element count overflows");
+    return Status::formatError("the element count overflows");
   int64_t row = shape.empty() ? 1 : shape.back();
   if (uint64_t(row) % traits->blockSize != 0)
-    return Status::error("rows of " + std::to_string(row) +
-                         " elements are not "
-                         "a whole number of " +
-                         traits->name + " blocks of " +
-                         std::to_string(traits->blockSize));
+    return Status::formatError("rows of " + std::to_string(row) +
+                               " elements are not "
+                               "a whole number of " +
+                               traits->name + " blocks of " +
+                               std::to_string(traits->blockSize));
   uint64_t blocks = *n / traits->blockSize;
   if (blocks > std::numeric_limits<uint64_t>::max() / 2 / traits->typeSize)
-    return Status::error("the size in bytes overflows");
+    return Status::formatError("the size in bytes overflows");
   return blocks * traits->typeSize;
 }
 
@@ -285,38 +286,39 @@ StatusOr<GgufFile> vmpack::formats::readGguf(const uint8_t *data, size_t size,
   GgufFile file;
   uint32_t magic;
   if (!in.u32(magic, "the magic number"))
-    return Status::error(in.error);
+    return Status::formatError(in.error);
   if (magic != kMagic)
-    return Status::error("GGUF: the file does not start with 'GGUF'");
+    return Status::formatError("GGUF: the file does not start with 'GGUF'");
   uint32_t version;
   if (!in.u32(version, "the version"))
-    return Status::error(in.error);
+    return Status::formatError(in.error);
   if (version != 2 && version != 3) {
     if (version == 0x03000000 || version == 0x02000000)
-      return Status::error("GGUF: the file is big-endian, which vmpack does "
-                           "not read");
-    return Status::error("GGUF: version " + std::to_string(version) +
-                         " is not supported (2 and 3 are)");
+      return Status::unsupported(
+          "GGUF: the file is big-endian, which vmpack does "
+          "not read");
+    return Status::unsupported("GGUF: version " + std::to_string(version) +
+                               " is not supported (2 and 3 are)");
   }
   file.version = version;
   uint64_t numTensors, numKeyValues;
   if (!in.u64(numTensors, "the tensor count") ||
       !in.u64(numKeyValues, "the key/value count"))
-    return Status::error(in.error);
+    return Status::formatError(in.error);
   if (numTensors > limits.maxTensors)
-    return Status::error("GGUF: " + std::to_string(numTensors) +
-                         " tensors exceed the limit of " +
-                         std::to_string(limits.maxTensors));
+    return Status::formatError("GGUF: " + std::to_string(numTensors) +
+                               " tensors exceed the limit of " +
+                               std::to_string(limits.maxTensors));
   if (numKeyValues > limits.maxKeyValues)
-    return Status::error("GGUF: " + std::to_string(numKeyValues) +
-                         " key/value pairs exceed the limit of " +
-                         std::to_string(limits.maxKeyValues));
+    return Status::formatError("GGUF: " + std::to_string(numKeyValues) +
+                               " key/value pairs exceed the limit of " +
+                               std::to_string(limits.maxKeyValues));
   // Each pair takes at least 12 bytes and each tensor info 24.
   if (numKeyValues > in.remaining() / 12 ||
       numTensors > (in.remaining() - numKeyValues * 12) / 24)
-    return Status::error("GGUF: " + std::to_string(numKeyValues) +
-                         " key/value pairs and " + std::to_string(numTensors) +
-                         " tensors cannot fit in the file");
+    return Status::formatError(
+        "GGUF: " + std::to_string(numKeyValues) + " key/value pairs and " +
+        std::to_string(numTensors) + " tensors cannot fit in the file");
 
   std::set<std::string> keys;
   std::map<std::string, GgufValue> types;
@@ -325,26 +327,27 @@ StatusOr<GgufFile> vmpack::formats::readGguf(const uint8_t *data, size_t size,
     uint32_t type;
     if (!in.string(kv.key, limits.maxKeyBytes, "a key") ||
         !in.u32(type, "a value type"))
-      return Status::error(in.error);
+      return Status::formatError(in.error);
     if (kv.key.empty())
-      return Status::error("GGUF: key/value pair " + std::to_string(i) +
-                           " has an empty key");
+      return Status::formatError("GGUF: key/value pair " + std::to_string(i) +
+                                 " has an empty key");
     if (!keys.insert(kv.key).second)
-      return Status::error("GGUF: the key " + quoteName(kv.key) +
-                           " appears twice");
+      return Status::formatError("GGUF: the key " + quoteName(kv.key) +
+                                 " appears twice");
     if (!isKnownType(type))
-      return Status::error("GGUF: key " + quoteName(kv.key) + ": value type " +
-                           std::to_string(type) +
-                           " is not a GGUF value type (0-12)");
+      return Status::formatError("GGUF: key " + quoteName(kv.key) +
+                                 ": value type " + std::to_string(type) +
+                                 " is not a GGUF value type (0-12)");
     if (!readValue(in, GgufType(type), kv.key, limits, kv.value))
-      return Status::error(in.error);
+      return Status::formatError(in.error);
     if (kv.key == kGgufAlignmentKey) {
       if (kv.value.type != GgufType::UInt32)
-        return Status::error("GGUF: general.alignment is not a uint32");
+        return Status::formatError("GGUF: general.alignment is not a uint32");
       uint64_t a = kv.value.scalars[0];
       if (a == 0 || (a & (a - 1)) != 0 || a > (uint64_t(1) << 30))
-        return Status::error("GGUF: general.alignment " + std::to_string(a) +
-                             " is not a power of two up to 2^30");
+        return Status::formatError("GGUF: general.alignment " +
+                                   std::to_string(a) +
+                                   " is not a power of two up to 2^30");
       file.alignment = uint32_t(a);
     }
     if (kv.key.compare(0, kGgufTypeKeyPrefix.size(), kGgufTypeKeyPrefix) == 0)
@@ -357,25 +360,27 @@ StatusOr<GgufFile> vmpack::formats::readGguf(const uint8_t *data, size_t size,
   for (uint64_t i = 0; i < numTensors; ++i) {
     TensorInfo t;
     if (!in.string(t.name, limits.maxNameBytes, "a tensor name"))
-      return Status::error(in.error);
+      return Status::formatError(in.error);
     if (!byName.emplace(t.name, file.tensors.size()).second)
-      return Status::error("GGUF: two tensors are named " + quoteName(t.name));
+      return Status::formatError("GGUF: two tensors are named " +
+                                 quoteName(t.name));
     uint32_t rank;
     if (!in.u32(rank, "a tensor's rank"))
-      return Status::error(in.error);
+      return Status::formatError(in.error);
     if (rank > limits.maxRank)
-      return Status::error("GGUF: tensor " + quoteName(t.name) + " has " +
-                           std::to_string(rank) + " dimensions; at most " +
-                           std::to_string(limits.maxRank) + " are allowed");
+      return Status::formatError(
+          "GGUF: tensor " + quoteName(t.name) + " has " + std::to_string(rank) +
+          " dimensions; at most " + std::to_string(limits.maxRank) +
+          " are allowed");
     t.shape.resize(rank);
     for (uint32_t d = 0; d < rank; ++d) {
       uint64_t dim;
       if (!in.u64(dim, "a tensor's dimensions"))
-        return Status::error(in.error);
+        return Status::formatError(in.error);
       if (dim > uint64_t(std::numeric_limits<int64_t>::max()))
-        return Status::error("GGUF: tensor " + quoteName(t.name) +
-                             ": dimension " + std::to_string(dim) +
-                             " is too large");
+        return Status::formatError("GGUF: tensor " + quoteName(t.name) +
+                                   ": dimension " + std::to_string(dim) +
+                                   " is too large");
       // GGUF lists the innermost dimension first; MLIR the outermost.
       t.shape[rank - 1 - d] = int64_t(dim);
     }
@@ -383,11 +388,11 @@ StatusOr<GgufFile> vmpack::formats::readGguf(const uint8_t *data, size_t size,
     uint64_t offset;
     if (!in.u32(type, "a tensor's type") ||
         !in.u64(offset, "a tensor's offset"))
-      return Status::error(in.error);
+      return Status::formatError(in.error);
     StatusOr<uint64_t> bytes = ggmlTensorBytes(type, t.shape);
     if (!bytes)
-      return Status::error("GGUF: tensor " + quoteName(t.name) + ": " +
-                           bytes.status().message());
+      return Status::formatError("GGUF: tensor " + quoteName(t.name) + ": " +
+                                 bytes.status().message());
     if (std::optional<ElementType> plain = fromGgmlType(type)) {
       t.elementType = *plain;
       t.encoding = interopEncoding(*plain);
@@ -402,23 +407,24 @@ StatusOr<GgufFile> vmpack::formats::readGguf(const uint8_t *data, size_t size,
 
   uint64_t dataStart = alignUp(in.offset(), file.alignment);
   if (!file.tensors.empty() && dataStart > size)
-    return Status::error("GGUF: the tensor data section would start at " +
-                         std::to_string(dataStart) + ", past the end of the " +
-                         std::to_string(size) + "-byte file");
+    return Status::formatError("GGUF: the tensor data section would start at " +
+                               std::to_string(dataStart) +
+                               ", past the end of the " + std::to_string(size) +
+                               "-byte file");
   file.dataStart = dataStart;
   uint64_t dataSize = size - std::min<uint64_t>(dataStart, size);
   for (TensorInfo &t : file.tensors) {
     if (t.offset % file.alignment != 0)
-      return Status::error("GGUF: tensor " + quoteName(t.name) + ": offset " +
-                           std::to_string(t.offset) +
-                           " is not a multiple of the alignment " +
-                           std::to_string(file.alignment));
+      return Status::formatError("GGUF: tensor " + quoteName(t.name) +
+                                 ": offset " + std::to_string(t.offset) +
+                                 " is not a multiple of the alignment " +
+                                 std::to_string(file.alignment));
     if (t.offset > dataSize || t.length > dataSize - t.offset)
-      return Status::error("GGUF: tensor " + quoteName(t.name) + ": data [" +
-                           std::to_string(t.offset) + ", +" +
-                           std::to_string(t.length) +
-                           ") runs past the end of the " +
-                           std::to_string(dataSize) + "-byte data section");
+      return Status::formatError(
+          "GGUF: tensor " + quoteName(t.name) + ": data [" +
+          std::to_string(t.offset) + ", +" + std::to_string(t.length) +
+          ") runs past the end of the " + std::to_string(dataSize) +
+          "-byte data section");
   }
   std::vector<const TensorInfo *> sorted;
   for (const TensorInfo &t : file.tensors)
@@ -429,7 +435,7 @@ StatusOr<GgufFile> vmpack::formats::readGguf(const uint8_t *data, size_t size,
             });
   for (size_t i = 1; i < sorted.size(); ++i)
     if (sorted[i]->offset < sorted[i - 1]->offset + sorted[i - 1]->length)
-      return Status::error(
+      return Status::formatError(
           "GGUF: tensor " + quoteName(sorted[i]->name) + " at data offset " +
           std::to_string(sorted[i]->offset) + " overlaps tensor " +
           quoteName(sorted[i - 1]->name));
@@ -437,9 +443,9 @@ StatusOr<GgufFile> vmpack::formats::readGguf(const uint8_t *data, size_t size,
   for (const auto &[name, value] : types) {
     auto it = byName.find(name);
     if (it == byName.end())
-      return Status::error("GGUF: key " +
-                           quoteName(std::string(kGgufTypeKeyPrefix) + name) +
-                           " names no tensor");
+      return Status::formatError(
+          "GGUF: key " + quoteName(std::string(kGgufTypeKeyPrefix) + name) +
+          " names no tensor");
     if (Status s = applyLogicalType(file.tensors[it->second], value); !s)
       return s;
   }
@@ -489,7 +495,8 @@ public:
 Status checkValue(const GgufKeyValue &kv) {
   const GgufValue &v = kv.value;
   auto bad = [&](const std::string &what) {
-    return Status::error("metadata key " + quoteName(kv.key) + ": " + what);
+    return Status::invalidArgument("metadata key " + quoteName(kv.key) + ": " +
+                                   what);
   };
   if (!isKnownType(uint32_t(v.type)))
     return bad("unknown value type");
@@ -527,28 +534,29 @@ struct Planned {
 StatusOr<Planned> planTensor(const TensorInfo &t, GgufMetadata *records) {
   if (t.isOpaque()) {
     if (t.shape.size() > 4)
-      return Status::error("tensor " + quoteName(t.name) +
-                           ": GGUF holds at "
-                           "most 4 dimensions");
+      return Status::invalidArgument("tensor " + quoteName(t.name) +
+                                     ": GGUF holds at "
+                                     "most 4 dimensions");
     StatusOr<uint64_t> bytes = ggmlTensorBytes(*t.ggmlBlockType, t.shape);
     if (!bytes)
-      return Status::error("tensor " + quoteName(t.name) + ": " +
-                           bytes.status().message());
+      return Status::invalidArgument("tensor " + quoteName(t.name) + ": " +
+                                     bytes.status().message());
     if (*bytes != t.length)
-      return Status::error("tensor " + quoteName(t.name) +
-                           ": its source "
-                           "holds " +
-                           std::to_string(t.length) + " bytes, not the " +
-                           std::to_string(*bytes) +
-                           " its ggml type and shape need");
+      return Status::invalidArgument(
+          "tensor " + quoteName(t.name) +
+          ": its source "
+          "holds " +
+          std::to_string(t.length) + " bytes, not the " +
+          std::to_string(*bytes) + " its ggml type and shape need");
     return Planned{*t.ggmlBlockType, t.shape, Encoding::Byte, *bytes, 0};
   } else {
     if (t.length != storedSize(t.elementType, t.shape, t.encoding))
-      return Status::error("tensor " + quoteName(t.name) +
-                           ": its source "
-                           "holds " +
-                           std::to_string(t.length) +
-                           " bytes, not the size of its type and shape");
+      return Status::invalidArgument(
+          "tensor " + quoteName(t.name) +
+          ": its source "
+          "holds " +
+          std::to_string(t.length) +
+          " bytes, not the size of its type and shape");
     std::optional<uint32_t> ggml = toGgmlType(t.elementType);
     if (ggml && t.shape.size() <= 4) {
       Encoding enc = interopEncoding(t.elementType);
@@ -563,7 +571,8 @@ StatusOr<Planned> planTensor(const TensorInfo &t, GgufMetadata *records) {
       std::optional<uint64_t> bytes =
           storedSize(t.elementType, t.shape, Encoding::Packed);
       if (!bytes || *bytes > uint64_t(std::numeric_limits<int64_t>::max()))
-        return Status::error("tensor " + quoteName(t.name) + " is too large");
+        return Status::invalidArgument("tensor " + quoteName(t.name) +
+                                       " is too large");
       Planned p{ggmlByteType(), {int64_t(*bytes)}, Encoding::Packed, *bytes, 0};
       if (records)
         records->push_back(
@@ -585,21 +594,22 @@ Status vmpack::formats::writeGguf(const std::string &path,
   bool hasQuantizationVersion = false;
   for (const GgufKeyValue &kv : metadata) {
     if (kv.key.empty() || kv.key.size() > 65535)
-      return Status::error("metadata key " + quoteName(kv.key) +
-                           " must be 1 to 65535 bytes");
+      return Status::invalidArgument("metadata key " + quoteName(kv.key) +
+                                     " must be 1 to 65535 bytes");
     if (!keys.insert(kv.key).second)
-      return Status::error("metadata key " + quoteName(kv.key) +
-                           " appears twice");
+      return Status::invalidArgument("metadata key " + quoteName(kv.key) +
+                                     " appears twice");
     if (kv.key.compare(0, kGgufTypeKeyPrefix.size(), kGgufTypeKeyPrefix) == 0)
-      return Status::error("metadata key " + quoteName(kv.key) +
-                           " is reserved for vmpack's tensor types");
+      return Status::invalidArgument("metadata key " + quoteName(kv.key) +
+                                     " is reserved for vmpack's tensor types");
     if (Status s = checkValue(kv); !s)
       return s;
     if (kv.key == kGgufAlignmentKey) {
       uint64_t a = kv.value.type == GgufType::UInt32 ? kv.value.scalars[0] : 0;
       if (a < 8 || (a & (a - 1)) != 0 || a > (uint64_t(1) << 30))
-        return Status::error("general.alignment must be a uint32 power of two "
-                             "from 8 to 2^30");
+        return Status::invalidArgument(
+            "general.alignment must be a uint32 power of two "
+            "from 8 to 2^30");
       alignment = uint32_t(a);
     }
     hasQuantizationVersion |= kv.key == "general.quantization_version";
@@ -613,18 +623,19 @@ Status vmpack::formats::writeGguf(const std::string &path,
   for (const TensorSource &src : tensors) {
     const TensorInfo &t = src.info;
     if (t.name.size() > kMaxWrittenNameBytes)
-      return Status::error("tensor " + quoteName(t.name) +
-                           ": GGUF names are "
-                           "at most 63 bytes (ggml's GGML_MAX_NAME)");
+      return Status::invalidArgument("tensor " + quoteName(t.name) +
+                                     ": GGUF names are "
+                                     "at most 63 bytes (ggml's GGML_MAX_NAME)");
     if (!names.insert(t.name).second)
-      return Status::error("two tensors are named " + quoteName(t.name));
+      return Status::invalidArgument("two tensors are named " +
+                                     quoteName(t.name));
     StatusOr<Planned> p = planTensor(t, &records);
     if (!p)
       return p.status();
     quantized |= t.isOpaque();
     p->offset = dataSize;
     if (p->length > std::numeric_limits<uint64_t>::max() / 2 - dataSize)
-      return Status::error("the tensors' total size overflows");
+      return Status::invalidArgument("the tensors' total size overflows");
     dataSize = alignUp(dataSize + p->length, alignment);
     plan.push_back(std::move(*p));
   }

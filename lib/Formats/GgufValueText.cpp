@@ -208,21 +208,22 @@ StatusOr<std::string> vmpack::formats::encodeGgufValue(const GgufValue &value) {
       value.type == GgufType::Array ? value.elementType : value.type;
   if (value.type == GgufType::String || type == GgufType::Array ||
       !typeNamed(nameOf(type)))
-    return Status::error("only values that are not strings take the text "
-                         "form");
+    return Status::invalidArgument(
+        "only values that are not strings take the text "
+        "form");
   std::string text = ggufTypeName(value) + ":";
   if (type == GgufType::String) {
     try {
       text += json(value.strings)
                   .dump(-1, ' ', false, json::error_handler_t::strict);
     } catch (const json::exception &) {
-      return Status::error("a string of the array is not UTF-8");
+      return Status::invalidArgument("a string of the array is not UTF-8");
     }
     return text;
   }
   if (value.type != GgufType::Array) {
     if (value.scalars.size() != 1)
-      return Status::error("a scalar value holds one number");
+      return Status::invalidArgument("a scalar value holds one number");
     return text + scalarText(type, value.scalars[0]);
   }
   text += "[";
@@ -238,7 +239,7 @@ StatusOr<GgufValue> vmpack::formats::decodeGgufValue(std::string_view text,
                                                      const GgufLimits &limits) {
   size_t colon = text.find(':');
   if (colon == std::string_view::npos)
-    return Status::error("not of the form TYPE:VALUE");
+    return Status::invalidArgument("not of the form TYPE:VALUE");
   std::string_view name = text.substr(0, colon);
   GgufValue value;
   bool isArray = false;
@@ -249,8 +250,8 @@ StatusOr<GgufValue> vmpack::formats::decodeGgufValue(std::string_view text,
   std::optional<GgufType> type = typeNamed(name);
   if (!type || *type == GgufType::Array ||
       (*type == GgufType::String && !isArray))
-    return Status::error("unknown value type '" +
-                         std::string(text.substr(0, colon)) + "'");
+    return Status::invalidArgument("unknown value type '" +
+                                   std::string(text.substr(0, colon)) + "'");
   value.type = isArray ? GgufType::Array : *type;
   value.elementType = isArray ? *type : GgufType::UInt32;
 
@@ -274,11 +275,11 @@ StatusOr<GgufValue> vmpack::formats::decodeGgufValue(std::string_view text,
       return value;
     }
     if (!parsed.is_array())
-      return Status::error("an array value must be a JSON array");
+      return Status::invalidArgument("an array value must be a JSON array");
     for (const json &element : parsed) {
       if (*type == GgufType::String) {
         if (!element.is_string())
-          return Status::error("an array<string> holds strings");
+          return Status::invalidArgument("an array<string> holds strings");
         value.strings.push_back(element.get<std::string>());
       } else {
         value.scalars.push_back(scalarBits(*type, element));
@@ -286,10 +287,10 @@ StatusOr<GgufValue> vmpack::formats::decodeGgufValue(std::string_view text,
     }
     return value;
   } catch (const DecodeError &e) {
-    return Status::error(e.message);
+    return Status::invalidArgument(e.message);
   } catch (const json::exception &e) {
-    return Status::error(std::string("the value is not valid JSON: ") +
-                         e.what());
+    return Status::invalidArgument(
+        std::string("the value is not valid JSON: ") + e.what());
   }
 }
 
@@ -299,15 +300,15 @@ vmpack::formats::ggufToStringMetadata(const GgufMetadata &metadata) {
   for (const GgufKeyValue &kv : metadata) {
     if (kv.value.type == GgufType::String) {
       if (kv.value.strings.size() != 1)
-        return Status::error("metadata key '" + kv.key +
-                             "': a string value holds one string");
+        return Status::invalidArgument("metadata key '" + kv.key +
+                                       "': a string value holds one string");
       out.emplace_back(kv.key, kv.value.strings[0]);
       continue;
     }
     StatusOr<std::string> text = encodeGgufValue(kv.value);
     if (!text)
-      return Status::error("GGUF metadata key '" + kv.key +
-                           "': " + text.status().message());
+      return Status::invalidArgument("GGUF metadata key '" + kv.key +
+                                     "': " + text.status().message());
     out.emplace_back(std::string(kGgufValueKeyPrefix) + kv.key,
                      std::move(*text));
   }
@@ -325,17 +326,18 @@ vmpack::formats::stringMetadataToGguf(const StringMetadata &metadata) {
     }
     std::string gguf = key.substr(kGgufValueKeyPrefix.size());
     if (gguf.empty())
-      return Status::error("metadata key '" + key + "' names no GGUF key");
+      return Status::invalidArgument("metadata key '" + key +
+                                     "' names no GGUF key");
     StatusOr<GgufValue> value = decodeGgufValue(text);
     if (!value)
-      return Status::error("metadata key '" + key +
-                           "': " + value.status().message());
+      return Status::invalidArgument("metadata key '" + key +
+                                     "': " + value.status().message());
     out.push_back({std::move(gguf), std::move(*value)});
   }
   for (const GgufKeyValue &kv : out)
     if (!keys.insert(kv.key).second)
-      return Status::error("metadata key '" + kv.key +
-                           "' appears both as a string and under '" +
-                           std::string(kGgufValueKeyPrefix) + kv.key + "'");
+      return Status::invalidArgument(
+          "metadata key '" + kv.key + "' appears both as a string and under '" +
+          std::string(kGgufValueKeyPrefix) + kv.key + "'");
   return out;
 }

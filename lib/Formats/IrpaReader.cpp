@@ -38,7 +38,7 @@ IrpaSegment readRange(const uint8_t *p) {
 StatusOr<std::unique_ptr<IrpaReader>> IrpaReader::open(const uint8_t *data,
                                                        size_t size) {
   if (!data && size)
-    return Status::error("no data");
+    return Status::formatError("no data");
   std::unique_ptr<IrpaReader> reader(new IrpaReader(data, size));
   if (Status st = reader->parse(); !st)
     return st;
@@ -46,7 +46,9 @@ StatusOr<std::unique_ptr<IrpaReader>> IrpaReader::open(const uint8_t *data,
 }
 
 Status IrpaReader::parse() {
-  auto error = [](const std::string &what) { return Status::error(what); };
+  auto error = [](const std::string &what) {
+    return Status::formatError(what);
+  };
   if (size < prefix::kSize)
     return error("not an IREE parameter archive: " + std::to_string(size) +
                  " bytes, fewer than the " + std::to_string(prefix::kSize) +
@@ -244,7 +246,7 @@ Status IrpaReader::verifyLayout() const {
     for (size_t b = a + 1; b < ranges.size(); ++b)
       if (ranges[a].offset < ranges[b].offset + ranges[b].length &&
           ranges[b].offset < ranges[a].offset + ranges[a].length)
-        return Status::error(
+        return Status::formatError(
             ranges[a].what + " [" + std::to_string(ranges[a].offset) + ", +" +
             std::to_string(ranges[a].length) + ") overlaps " + ranges[b].what +
             " [" + std::to_string(ranges[b].offset) + ", +" +
@@ -253,7 +255,7 @@ Status IrpaReader::verifyLayout() const {
     for (const Range &r : ranges)
       if (r.offset < storageSeg.offset + storageSeg.length &&
           storageSeg.offset < r.offset + r.length)
-        return Status::error(
+        return Status::formatError(
             "the storage segment [" + std::to_string(storageSeg.offset) +
             ", +" + std::to_string(storageSeg.length) + ") overlaps " + r.what);
   }
@@ -263,11 +265,11 @@ Status IrpaReader::verifyLayout() const {
     if (e.kind != IrpaEntryKind::Data)
       continue;
     if (e.minimumAlignment && e.offset % e.minimumAlignment != 0)
-      return Status::error("entry '" + printableName(e.key) +
-                           "': data at file offset " +
-                           std::to_string(e.offset) +
-                           " is not a multiple of its minimum alignment " +
-                           std::to_string(e.minimumAlignment));
+      return Status::formatError(
+          "entry '" + printableName(e.key) + "': data at file offset " +
+          std::to_string(e.offset) +
+          " is not a multiple of its minimum alignment " +
+          std::to_string(e.minimumAlignment));
     if (e.length)
       data.push_back(i);
   }
@@ -277,7 +279,7 @@ Status IrpaReader::verifyLayout() const {
   for (size_t k = 1; k < data.size(); ++k) {
     const IrpaEntry &p = entryList[data[k - 1]], &q = entryList[data[k]];
     if (q.offset < p.offset + p.length)
-      return Status::error(
+      return Status::formatError(
           "entries '" + printableName(p.key) + "' [" +
           std::to_string(p.offset) + ", +" + std::to_string(p.length) +
           ") and '" + printableName(q.key) + "' [" + std::to_string(q.offset) +

@@ -52,7 +52,8 @@ void storeRange(uint8_t *p, uint64_t offset, uint64_t length) {
 
 Status vmpack::formats::validateIrpaEntry(const IrpaEntryDesc &e) {
   auto bad = [&](const std::string &what) {
-    return Status::error("parameter '" + printableName(e.key) + "': " + what);
+    return Status::invalidArgument("parameter '" + printableName(e.key) +
+                                   "': " + what);
   };
   if (e.isSplat) {
     if (!isValidPatternLength(e.patternLength))
@@ -80,8 +81,8 @@ vmpack::formats::planIrpaLayout(const std::vector<IrpaEntryDesc> &entries) {
   layout.storageOffsets.reserve(entries.size());
   uint64_t entrySegment = 0, metadata = 0, storage = 0, storageAlignment = 0;
   auto tooLarge = [](const IrpaEntryDesc &e) {
-    return Status::error("parameter '" + printableName(e.key) +
-                         "': the archive would exceed 2^64 bytes");
+    return Status::invalidArgument("parameter '" + printableName(e.key) +
+                                   "': the archive would exceed 2^64 bytes");
   };
   for (const IrpaEntryDesc &e : entries) {
     if (Status st = validateIrpaEntry(e); !st)
@@ -117,7 +118,7 @@ vmpack::formats::planIrpaLayout(const std::vector<IrpaEntryDesc> &entries) {
                layout.storageOffset) ||
       !add(layout.storageOffset, storage, storageEnd) ||
       !alignUp(storageEnd, kFileAlignment, layout.fileSize))
-    return Status::error("the archive would exceed 2^64 bytes");
+    return Status::invalidArgument("the archive would exceed 2^64 bytes");
   return layout;
 }
 
@@ -231,17 +232,18 @@ public:
 
 StatusOr<uint32_t> IrpaWriterImpl::add(IrpaEntryDesc desc) {
   if (phase != Phase::Plan)
-    return Status::error("adding parameter '" + printableName(desc.key) +
-                         "' after beginData(): the layout is fixed");
+    return Status::invalidArgument("adding parameter '" +
+                                   printableName(desc.key) +
+                                   "' after beginData(): the layout is fixed");
   if (failed)
     return currentError();
   if (entries.size() >= UINT32_MAX)
-    return Status::error("too many parameters");
+    return Status::invalidArgument("too many parameters");
   if (Status st = validateIrpaEntry(desc); !st)
     return st;
   if (!keys.insert(desc.key).second)
-    return Status::error("duplicate parameter key '" + printableName(desc.key) +
-                         "'");
+    return Status::invalidArgument("duplicate parameter key '" +
+                                   printableName(desc.key) + "'");
   entries.push_back(std::move(desc));
   return uint32_t(entries.size() - 1);
 }
@@ -251,9 +253,9 @@ Status IrpaWriterImpl::recordPiece(uint32_t index, uint64_t start,
   std::lock_guard<std::mutex> lock(mutex);
   auto &pieces = written[index];
   auto overlap = [&](uint64_t a, uint64_t b) {
-    return Status::error("parameter '" + printableName(entries[index].key) +
-                         "': bytes [" + std::to_string(a) + ", " +
-                         std::to_string(b) + ") were written twice");
+    return Status::invalidArgument(
+        "parameter '" + printableName(entries[index].key) + "': bytes [" +
+        std::to_string(a) + ", " + std::to_string(b) + ") were written twice");
   };
   auto next = pieces.lower_bound(start);
   if (next != pieces.end() && next->first < end)
@@ -293,10 +295,10 @@ Status IrpaWriterImpl::checkCoverage(uint32_t index) {
   auto after = pieces.upper_bound(holeStart);
   if (after != pieces.end())
     holeEnd = after->first;
-  return Status::error("parameter '" + printableName(e.key) + "': bytes [" +
-                       std::to_string(holeStart) + ", " +
-                       std::to_string(holeEnd) + ") of " +
-                       std::to_string(e.length) + " were never written");
+  return Status::invalidArgument(
+      "parameter '" + printableName(e.key) + "': bytes [" +
+      std::to_string(holeStart) + ", " + std::to_string(holeEnd) + ") of " +
+      std::to_string(e.length) + " were never written");
 }
 
 IrpaWriter::IrpaWriter(std::unique_ptr<IrpaWriterImpl> impl)
@@ -342,7 +344,7 @@ StatusOr<uint32_t> IrpaWriter::addSplatEntry(std::string key, uint64_t length,
   e.isSplat = true;
   e.length = length;
   if (!isValidPatternLength(patternLength) || !pattern)
-    return Status::error(
+    return Status::invalidArgument(
         "parameter '" + printableName(e.key) + "': splat pattern length " +
         std::to_string(patternLength) + " is not 1, 2, 4, 8 or 16 bytes");
   std::memcpy(e.pattern.data(), pattern, patternLength);
@@ -353,7 +355,7 @@ StatusOr<uint32_t> IrpaWriter::addSplatEntry(std::string key, uint64_t length,
 Status IrpaWriter::beginData() {
   IrpaWriterImpl &w = *impl;
   if (w.phase != IrpaWriterImpl::Phase::Plan)
-    return Status::error("beginData() called twice");
+    return Status::invalidArgument("beginData() called twice");
   if (w.failed)
     return w.currentError();
   StatusOr<IrpaLayout> layout = planIrpaLayout(w.entries);
@@ -361,9 +363,9 @@ Status IrpaWriter::beginData() {
     return w.fail(layout.status());
   w.layout = std::move(*layout);
   if (w.layout.storageOffset > SIZE_MAX / 2)
-    return w.fail(Status::error("the archive's header and names would need " +
-                                std::to_string(w.layout.storageOffset) +
-                                " bytes"));
+    return w.fail(Status::invalidArgument(
+        "the archive's header and names would need " +
+        std::to_string(w.layout.storageOffset) + " bytes"));
   w.written.resize(w.entries.size());
   // Reserve every block now, so that a full disk or a file-size limit is
   // reported here rather than halfway through the data.
@@ -382,20 +384,22 @@ Status IrpaWriter::writeEntryData(uint32_t index, uint64_t offsetInEntry,
                                   const void *data, size_t size) {
   IrpaWriterImpl &w = *impl;
   if (w.phase != IrpaWriterImpl::Phase::Data)
-    return Status::error("writeEntryData outside beginData() ... finish()");
+    return Status::invalidArgument(
+        "writeEntryData outside beginData() ... finish()");
   if (w.failed)
     return w.currentError();
   if (index >= w.entries.size())
-    return w.fail(Status::error("writeEntryData: no parameter number " +
-                                std::to_string(index)));
+    return w.fail(Status::invalidArgument(
+        "writeEntryData: no parameter number " + std::to_string(index)));
   const IrpaEntryDesc &e = w.entries[index];
   if (e.isSplat)
-    return w.fail(Status::error("parameter '" + printableName(e.key) +
+    return w.fail(
+        Status::invalidArgument("parameter '" + printableName(e.key) +
                                 "' is a splat: it has no data to write"));
   uint64_t end;
   if (__builtin_add_overflow(offsetInEntry, uint64_t(size), &end) ||
       end > e.length)
-    return w.fail(Status::error(
+    return w.fail(Status::invalidArgument(
         "parameter '" + printableName(e.key) + "': chunk [" +
         std::to_string(offsetInEntry) + ", +" + std::to_string(size) +
         ") exceeds its length " + std::to_string(e.length)));
@@ -415,9 +419,9 @@ Status IrpaWriter::writeEntryData(uint32_t index, uint64_t offsetInEntry,
 Status IrpaWriter::finish() {
   IrpaWriterImpl &w = *impl;
   if (w.phase == IrpaWriterImpl::Phase::Plan)
-    return w.fail(Status::error("finish() without beginData()"));
+    return w.fail(Status::invalidArgument("finish() without beginData()"));
   if (w.phase == IrpaWriterImpl::Phase::Finished)
-    return Status::error("finish() called twice");
+    return Status::invalidArgument("finish() called twice");
   if (w.failed)
     return w.currentError();
   for (uint32_t i = 0; i < w.entries.size(); ++i)

@@ -26,7 +26,7 @@ static std::string errnoText(int err) {
 StatusOr<std::unique_ptr<OutputFile>>
 OutputFile::create(const std::string &path, uint64_t size, OutputGroup *group) {
   if (path.empty())
-    return Status::error("empty output path");
+    return Status::invalidArgument("empty output path");
   // A file-size limit must surface as EFBIG from pwrite, not kill us.
   std::signal(SIGXFSZ, SIG_IGN);
   std::unique_ptr<OutputFile> out(new OutputFile());
@@ -44,21 +44,21 @@ OutputFile::create(const std::string &path, uint64_t size, OutputGroup *group) {
       break;
     }
     if (errno != EEXIST || attempt > 100)
-      return Status::error("cannot create a temporary file for '" + path +
-                           "': " + errnoText(errno));
+      return Status::ioError("cannot create a temporary file for '" + path +
+                             "': " + errnoText(errno));
   }
   if (size > uint64_t(std::numeric_limits<off_t>::max()))
-    return Status::error("'" + path + "': " + std::to_string(size) +
-                         " bytes is too large a file");
+    return Status::ioError("'" + path + "': " + std::to_string(size) +
+                           " bytes is too large a file");
   int err = size ? ::posix_fallocate(out->fd, 0, off_t(size)) : 0;
   if (err != 0) {
     if (err != EINVAL && err != EOPNOTSUPP)
-      return Status::error("cannot reserve " + std::to_string(size) +
-                           " bytes for '" + path + "': " + errnoText(err));
+      return Status::ioError("cannot reserve " + std::to_string(size) +
+                             " bytes for '" + path + "': " + errnoText(err));
     if (::ftruncate(out->fd, off_t(size)) != 0)
-      return Status::error("cannot size '" + path + "' to " +
-                           std::to_string(size) +
-                           " bytes: " + errnoText(errno));
+      return Status::ioError("cannot size '" + path + "' to " +
+                             std::to_string(size) +
+                             " bytes: " + errnoText(errno));
   }
   return out;
 }
@@ -72,10 +72,10 @@ OutputFile::~OutputFile() {
 
 Status OutputFile::write(uint64_t offset, const void *data, uint64_t size) {
   if (offset > fileSize || size > fileSize - offset)
-    return Status::error("internal error: write of " + std::to_string(size) +
-                         " bytes at offset " + std::to_string(offset) +
-                         " outside the planned " + std::to_string(fileSize) +
-                         "-byte file '" + destination + "'");
+    return Status::internalError(
+        "internal error: write of " + std::to_string(size) +
+        " bytes at offset " + std::to_string(offset) + " outside the planned " +
+        std::to_string(fileSize) + "-byte file '" + destination + "'");
   const auto *p = static_cast<const char *>(data);
   while (size > 0) {
     size_t step = size_t(std::min<uint64_t>(size, uint64_t(1) << 30));
@@ -83,9 +83,9 @@ Status OutputFile::write(uint64_t offset, const void *data, uint64_t size) {
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
-      return Status::error("cannot write '" + destination + "' at offset " +
-                           std::to_string(offset) + ": " +
-                           (n < 0 ? errnoText(errno) : "no progress"));
+      return Status::ioError("cannot write '" + destination + "' at offset " +
+                             std::to_string(offset) + ": " +
+                             (n < 0 ? errnoText(errno) : "no progress"));
     p += n;
     size -= uint64_t(n);
     offset += uint64_t(n);
@@ -143,9 +143,10 @@ Status vmpack::formats::forEachTensorChunk(const TensorSource &source,
       storedSize(info.elementType, info.shape, encoding);
   if (!n || !outSize ||
       !isEncodable(info.encoding, info.elementType.scalarBits()))
-    return Status::error("tensor '" + info.name + "': cannot store " +
-                         tensorTypeString(info.elementType, info.shape) +
-                         " in the " + encodingName(encoding) + " encoding");
+    return Status::unsupported("tensor '" + info.name + "': cannot store " +
+                               tensorTypeString(info.elementType, info.shape) +
+                               " in the " + encodingName(encoding) +
+                               " encoding");
   uint32_t w = info.elementType.scalarBits();
   uint64_t scalars = *n * info.elementType.scalarsPerElement();
   // Chunks of about 4 MiB of output, cut at element granules so that each
@@ -194,8 +195,8 @@ Status OutputFile::commit() {
   if (group) {
     if (::close(fd) != 0) {
       fd = -1;
-      return Status::error("cannot close '" + destination +
-                           "': " + errnoText(errno));
+      return Status::ioError("cannot close '" + destination +
+                             "': " + errnoText(errno));
     }
     fd = -1;
     group->pending.emplace_back(temp, destination);
@@ -203,8 +204,8 @@ Status OutputFile::commit() {
     return Status::ok();
   }
   if (::rename(temp.c_str(), destination.c_str()) != 0)
-    return Status::error("cannot rename the finished file to '" + destination +
-                         "': " + errnoText(errno));
+    return Status::ioError("cannot rename the finished file to '" +
+                           destination + "': " + errnoText(errno));
   committed = true;
   return Status::ok();
 }
@@ -226,10 +227,10 @@ Status OutputGroup::commitAll() {
     for (size_t k = i; k < pending.size(); ++k)
       ::unlink(pending[k].first.c_str());
     done = true;
-    return Status::error("cannot rename the finished file to '" +
-                         pending[i].second + "': " + errnoText(err) +
-                         "; none of the " + std::to_string(pending.size()) +
-                         " files of the set was written");
+    return Status::ioError("cannot rename the finished file to '" +
+                           pending[i].second + "': " + errnoText(err) +
+                           "; none of the " + std::to_string(pending.size()) +
+                           " files of the set was written");
   }
   done = true;
   return Status::ok();

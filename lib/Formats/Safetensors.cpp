@@ -102,10 +102,10 @@ StatusOr<json> parseHeader(const uint8_t *text, size_t size,
     return json::parse(text, text + size, callback, /*allow_exceptions=*/true,
                        /*ignore_comments=*/false);
   } catch (const HeaderLimitError &e) {
-    return Status::error(e.message);
+    return Status::formatError(e.message);
   } catch (const json::exception &e) {
-    return Status::error(std::string("the JSON header is not valid JSON: ") +
-                         e.what());
+    return Status::formatError(
+        std::string("the JSON header is not valid JSON: ") + e.what());
   }
 }
 
@@ -119,8 +119,8 @@ std::optional<uint64_t> asUnsigned(const json &value) {
 }
 
 Status tensorError(std::string_view name, const std::string &what) {
-  return Status::error("safetensors header: tensor " + quoteName(name) + ": " +
-                       what);
+  return Status::formatError("safetensors header: tensor " + quoteName(name) +
+                             ": " + what);
 }
 
 /// Reads one tensor entry; sets offset/length relative to the data buffer.
@@ -203,10 +203,10 @@ Status applyLogicalType(TensorInfo &info, const std::string &value) {
       "__metadata__ key " +
       quoteName(std::string(kSafetensorsTypeKeyPrefix) + info.name);
   if (!parsed)
-    return Status::error("safetensors header: " + where + " holds " +
-                         quoteName(value) +
-                         ", not a tensor type such as "
-                         "'tensor<64x128xi4>'");
+    return Status::formatError("safetensors header: " + where + " holds " +
+                               quoteName(value) +
+                               ", not a tensor type such as "
+                               "'tensor<64x128xi4>'");
   auto &[type, shape] = *parsed;
   // Either an alias stored under its dtype (si8 as I8), or any type stored
   // as a dense bit stream in a 1-D U8 tensor.
@@ -225,7 +225,7 @@ Status applyLogicalType(TensorInfo &info, const std::string &value) {
     info.encoding = Encoding::Packed;
     return Status::ok();
   }
-  return Status::error(
+  return Status::formatError(
       "safetensors header: " + where + " says " + value + ", which needs " +
       (dtype ? "dtype " + std::string(dtype) + " with that shape, or " : "") +
       "a 1-D U8 tensor of " +
@@ -248,7 +248,7 @@ struct TensorPlan {
 StatusOr<TensorPlan> planTensor(const TensorInfo &t) {
   if (t.isOpaque()) {
     const GgmlTypeTraits *traits = ggmlTypeTraits(*t.ggmlBlockType);
-    return Status::error(
+    return Status::formatError(
         "tensor " + quoteName(t.name) + " is ggml " +
         (traits ? traits->name : std::to_string(*t.ggmlBlockType)) +
         " blocks, which safetensors cannot hold; write .gguf or .vmpk");
@@ -263,9 +263,9 @@ StatusOr<TensorPlan> planTensor(const TensorInfo &t) {
                       !(fromSafetensorsDtype(dtype) == t.elementType)};
   length = storedSize(t.elementType, t.shape, Encoding::Packed);
   if (!length)
-    return Status::error("tensor " + quoteName(t.name) + ": " +
-                         tensorTypeString(t.elementType, t.shape) +
-                         " is too large");
+    return Status::formatError("tensor " + quoteName(t.name) + ": " +
+                               tensorTypeString(t.elementType, t.shape) +
+                               " is too large");
   return TensorPlan{toSafetensorsDtype(opaqueByteType()), Encoding::Packed,
                     *length, true, true};
 }
@@ -276,29 +276,32 @@ StatusOr<SafetensorsFile>
 vmpack::formats::readSafetensors(const uint8_t *data, size_t size,
                                  const SafetensorsLimits &limits) {
   if (size < kLengthBytes)
-    return Status::error("safetensors: the file is " + std::to_string(size) +
-                         " bytes; it must start with an 8-byte header length");
+    return Status::formatError(
+        "safetensors: the file is " + std::to_string(size) +
+        " bytes; it must start with an 8-byte header length");
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i)
     n = (n << 8) | data[i];
   if (n > limits.maxHeaderBytes)
-    return Status::error("safetensors: the header length " + std::to_string(n) +
-                         " exceeds the limit of " +
-                         std::to_string(limits.maxHeaderBytes) + " bytes");
+    return Status::formatError("safetensors: the header length " +
+                               std::to_string(n) + " exceeds the limit of " +
+                               std::to_string(limits.maxHeaderBytes) +
+                               " bytes");
   if (n > size - kLengthBytes)
-    return Status::error("safetensors: the header length " + std::to_string(n) +
-                         " runs past the end of the " + std::to_string(size) +
-                         "-byte file");
+    return Status::formatError(
+        "safetensors: the header length " + std::to_string(n) +
+        " runs past the end of the " + std::to_string(size) + "-byte file");
   if (n == 0 || data[kLengthBytes] != '{')
-    return Status::error("safetensors: the header at offset 8 does not start "
-                         "with '{'");
+    return Status::formatError(
+        "safetensors: the header at offset 8 does not start "
+        "with '{'");
   std::vector<std::string> metadataOrder;
   StatusOr<json> header =
       parseHeader(data + kLengthBytes, size_t(n), limits, metadataOrder);
   if (!header)
-    return Status::error("safetensors: " + header.status().message());
+    return header.status().withContext("safetensors: ");
   if (!header->is_object())
-    return Status::error("safetensors: the header is not a JSON object");
+    return Status::formatError("safetensors: the header is not a JSON object");
 
   SafetensorsFile file;
   file.headerBytes = n;
@@ -308,16 +311,17 @@ vmpack::formats::readSafetensors(const uint8_t *data, size_t size,
   for (auto it = header->begin(); it != header->end(); ++it) {
     if (it.key() == kMetadataKey) {
       if (!it->is_object())
-        return Status::error("safetensors header: __metadata__ is not an "
-                             "object of strings");
+        return Status::formatError("safetensors header: __metadata__ is not an "
+                                   "object of strings");
       // In file order, as the keys appeared.
       for (const std::string &key : metadataOrder) {
         auto m = it->find(key);
         if (m == it->end())
           continue;
         if (!m->is_string())
-          return Status::error("safetensors header: __metadata__ value of " +
-                               quoteName(key) + " is not a string");
+          return Status::formatError(
+              "safetensors header: __metadata__ value of " + quoteName(key) +
+              " is not a string");
         const std::string &value = m->get_ref<const std::string &>();
         if (key.compare(0, kSafetensorsTypeKeyPrefix.size(),
                         kSafetensorsTypeKeyPrefix) == 0)
@@ -326,8 +330,9 @@ vmpack::formats::readSafetensors(const uint8_t *data, size_t size,
           file.metadata.emplace_back(key, value);
       }
       if (metadataOrder.size() != it->size())
-        return Status::error("safetensors header: __metadata__ keys could not "
-                             "be ordered");
+        return Status::formatError(
+            "safetensors header: __metadata__ keys could not "
+            "be ordered");
       continue;
     }
     TensorInfo info;
@@ -364,10 +369,10 @@ vmpack::formats::readSafetensors(const uint8_t *data, size_t size,
     expect = end;
   }
   if (expect != dataSize)
-    return Status::error("safetensors: the tensors cover " +
-                         std::to_string(expect) + " bytes of the " +
-                         std::to_string(dataSize) +
-                         "-byte data buffer; the rest is unaccounted for");
+    return Status::formatError(
+        "safetensors: the tensors cover " + std::to_string(expect) +
+        " bytes of the " + std::to_string(dataSize) +
+        "-byte data buffer; the rest is unaccounted for");
 
   std::unordered_map<std::string_view, size_t> byName;
   for (size_t i = 0; i < file.tensors.size(); ++i)
@@ -375,7 +380,7 @@ vmpack::formats::readSafetensors(const uint8_t *data, size_t size,
   for (const auto &[name, value] : types) {
     auto it = byName.find(name);
     if (it == byName.end())
-      return Status::error(
+      return Status::formatError(
           "safetensors header: __metadata__ key " +
           quoteName(std::string(kSafetensorsTypeKeyPrefix) + name) +
           " names no tensor");
@@ -395,11 +400,12 @@ Status vmpack::formats::writeSafetensors(
   for (const auto &[key, value] : metadata) {
     if (key.compare(0, kSafetensorsTypeKeyPrefix.size(),
                     kSafetensorsTypeKeyPrefix) == 0)
-      return Status::error("metadata key " + quoteName(key) +
-                           " is reserved for "
-                           "vmpack's tensor types");
+      return Status::invalidArgument("metadata key " + quoteName(key) +
+                                     " is reserved for "
+                                     "vmpack's tensor types");
     if (meta.contains(key))
-      return Status::error("metadata key " + quoteName(key) + " appears twice");
+      return Status::invalidArgument("metadata key " + quoteName(key) +
+                                     " appears twice");
     meta[key] = value;
   }
   struct Planned {
@@ -412,10 +418,11 @@ Status vmpack::formats::writeSafetensors(
   for (const TensorSource &src : tensors) {
     const TensorInfo &t = src.info;
     if (t.name == kMetadataKey)
-      return Status::error("a tensor cannot be named __metadata__ in "
-                           "safetensors");
+      return Status::invalidArgument("a tensor cannot be named __metadata__ in "
+                                     "safetensors");
     if (!names.insert(t.name).second)
-      return Status::error("two tensors are named " + quoteName(t.name));
+      return Status::invalidArgument("two tensors are named " +
+                                     quoteName(t.name));
     StatusOr<TensorPlan> p = planTensor(t);
     if (!p)
       return p.status();
@@ -431,7 +438,7 @@ Status vmpack::formats::writeSafetensors(
     std::optional<uint64_t> length = p->length;
     Encoding enc = p->encoding;
     if (offset > std::numeric_limits<uint64_t>::max() - *length)
-      return Status::error("the tensors' total size overflows");
+      return Status::invalidArgument("the tensors' total size overflows");
     entry["data_offsets"] = {offset, offset + *length};
     offset += *length;
     header[t.name] = std::move(entry);
@@ -448,7 +455,7 @@ Status vmpack::formats::writeSafetensors(
   try {
     text = header.dump();
   } catch (const nlohmann::ordered_json::exception &e) {
-    return Status::error(
+    return Status::invalidArgument(
         std::string("cannot write the safetensors header (a "
                     "name or metadata value is not UTF-8?): ") +
         e.what());
@@ -456,7 +463,7 @@ Status vmpack::formats::writeSafetensors(
   text.resize((text.size() + 7) / 8 * 8, ' ');
   uint64_t dataStart = kLengthBytes + text.size();
   if (offset > std::numeric_limits<uint64_t>::max() - dataStart)
-    return Status::error("the tensors' total size overflows");
+    return Status::invalidArgument("the tensors' total size overflows");
   StatusOr<std::unique_ptr<OutputFile>> out =
       OutputFile::create(path, dataStart + offset, group);
   if (!out)
@@ -473,10 +480,10 @@ Status vmpack::formats::writeSafetensors(
     if (tensors[i].info.length != storedSize(tensors[i].info.elementType,
                                              tensors[i].info.shape,
                                              tensors[i].info.encoding))
-      return Status::error("tensor " + quoteName(tensors[i].info.name) +
-                           ": its source holds " +
-                           std::to_string(tensors[i].info.length) +
-                           " bytes, not the size of its type and shape");
+      return Status::invalidArgument(
+          "tensor " + quoteName(tensors[i].info.name) + ": its source holds " +
+          std::to_string(tensors[i].info.length) +
+          " bytes, not the size of its type and shape");
     if (Status s = (*out)->writeTensor(at, tensors[i], plan[i].encoding); !s)
       return s;
     at += plan[i].length;

@@ -177,7 +177,7 @@ vmpack::formats::readSafetensorsIndex(const uint8_t *data, size_t size,
                                       const SafetensorsIndexLimits &limits) {
   using json = nlohmann::json;
   auto fail = [](const std::string &what) {
-    return Status::error("safetensors index: " + what);
+    return Status::formatError("safetensors index: " + what);
   };
   if (size > limits.maxBytes)
     return fail("the file is " + std::to_string(size) +
@@ -295,10 +295,10 @@ splitTensors(const std::vector<TensorSource> &tensors,
   std::vector<size_t> shard = planShards(sizes, maxBytes);
   size_t count = shard.empty() ? 1 : shard.back() + 1;
   if (count > maxCount)
-    return Status::error("--max-shard-size " + std::to_string(maxBytes) +
-                         " gives " + std::to_string(count) +
-                         " shards, more than the " + std::to_string(maxCount) +
-                         " the naming allows");
+    return Status::invalidArgument(
+        "--max-shard-size " + std::to_string(maxBytes) + " gives " +
+        std::to_string(count) + " shards, more than the " +
+        std::to_string(maxCount) + " the naming allows");
   std::vector<std::vector<TensorSource>> out(count);
   for (size_t i = 0; i < tensors.size(); ++i)
     out[shard[i]].push_back(tensors[i]);
@@ -317,12 +317,14 @@ StatusOr<std::vector<std::string>> vmpack::formats::writeShardedSafetensors(
     stem =
         path.substr(0, path.size() - std::string_view(".safetensors").size());
   else
-    return Status::error("a sharded safetensors output is named "
-                         "NAME.safetensors or NAME.safetensors.index.json, "
-                         "not '" +
-                         path + "'");
+    return Status::invalidArgument(
+        "a sharded safetensors output is named "
+        "NAME.safetensors or NAME.safetensors.index.json, "
+        "not '" +
+        path + "'");
   if (stem.empty() || stem.back() == '/')
-    return Status::error("'" + path + "' has no NAME before .safetensors");
+    return Status::invalidArgument("'" + path +
+                                   "' has no NAME before .safetensors");
   std::vector<uint64_t> sizes;
   uint64_t total = 0;
   for (const TensorSource &t : tensors) {
@@ -332,7 +334,7 @@ StatusOr<std::vector<std::string>> vmpack::formats::writeShardedSafetensors(
     sizes.push_back(*n);
     total += *n; // each is below 2^63 and so is their count; checked below
     if (total < *n)
-      return Status::error("the tensors' total size overflows");
+      return Status::invalidArgument("the tensors' total size overflows");
   }
   StatusOr<std::vector<std::vector<TensorSource>>> shards =
       splitTensors(tensors, sizes, maxBytes, kMaxShards);
@@ -375,8 +377,8 @@ StatusOr<std::vector<std::string>> vmpack::formats::writeShardedGguf(
     const GgufMetadata &metadata, uint64_t maxBytes) {
   if (!endsWith(path, ".gguf") || path.size() == 5 ||
       path[path.size() - 6] == '/')
-    return Status::error("a sharded GGUF output is named NAME.gguf, not '" +
-                         path + "'");
+    return Status::invalidArgument(
+        "a sharded GGUF output is named NAME.gguf, not '" + path + "'");
   std::string stem = path.substr(0, path.size() - 5);
   uint64_t alignment = kGgufDefaultAlignment;
   std::optional<GgufKeyValue> alignmentKey;
@@ -392,9 +394,10 @@ StatusOr<std::vector<std::string>> vmpack::formats::writeShardedGguf(
     first.push_back(kv);
   }
   if (alignment == 0 || (alignment & (alignment - 1)) != 0)
-    return Status::error("general.alignment must be a power of two");
+    return Status::invalidArgument("general.alignment must be a power of two");
   if (tensors.size() > uint64_t(std::numeric_limits<int32_t>::max()))
-    return Status::error("split.tensors.count is an int32; too many tensors");
+    return Status::invalidArgument(
+        "split.tensors.count is an int32; too many tensors");
   // gguf-split counts each tensor padded to the alignment.
   std::vector<uint64_t> sizes;
   for (const TensorSource &t : tensors) {
@@ -402,7 +405,8 @@ StatusOr<std::vector<std::string>> vmpack::formats::writeShardedGguf(
     if (!n)
       return n.status();
     if (*n > std::numeric_limits<uint64_t>::max() - alignment)
-      return Status::error("tensor '" + t.info.name + "' is too large");
+      return Status::invalidArgument("tensor '" + t.info.name +
+                                     "' is too large");
     sizes.push_back((*n + alignment - 1) / alignment * alignment);
   }
   StatusOr<std::vector<std::vector<TensorSource>>> shards =
@@ -466,14 +470,14 @@ StatusOr<std::optional<VmpkShardKeys>> vmpack::formats::readVmpkShardKeys(
   std::optional<uint64_t> total =
       number(segments, std::numeric_limits<uint32_t>::max());
   if (!k || !n || !total || *k == 0 || *k > *n)
-    return Status::error("the module metadata describes a shard set badly: " +
-                         std::string(kVmpkShardNoKey) + " = " +
-                         (no ? shownName(*no) : "none") + ", " +
-                         std::string(kVmpkShardCountKey) + " = " +
-                         (count ? shownName(*count) : "none") + ", " +
-                         std::string(kVmpkShardSegmentsKey) + " = " +
-                         (segments ? shownName(*segments) : "none") +
-                         " (decimal numbers, 1 <= no <= count <= 99999)");
+    return Status::formatError(
+        "the module metadata describes a shard set badly: " +
+        std::string(kVmpkShardNoKey) + " = " + (no ? shownName(*no) : "none") +
+        ", " + std::string(kVmpkShardCountKey) + " = " +
+        (count ? shownName(*count) : "none") + ", " +
+        std::string(kVmpkShardSegmentsKey) + " = " +
+        (segments ? shownName(*segments) : "none") +
+        " (decimal numbers, 1 <= no <= count <= 99999)");
   return std::optional<VmpkShardKeys>(
       VmpkShardKeys{unsigned(*k), unsigned(*n), *total});
 }
@@ -484,14 +488,14 @@ StatusOr<std::vector<std::string>> vmpack::formats::writeShardedVmpk(
     uint32_t alignment, uint64_t maxBytes) {
   if (!endsWith(path, ".vmpk") || path.size() == 5 ||
       path[path.size() - 6] == '/')
-    return Status::error("a sharded .vmpk output is named NAME.vmpk, not '" +
-                         path + "'");
+    return Status::invalidArgument(
+        "a sharded .vmpk output is named NAME.vmpk, not '" + path + "'");
   std::string stem = path.substr(0, path.size() - 5);
   for (const auto &[key, value] : metadata)
     if (key == kVmpkShardNoKey || key == kVmpkShardCountKey ||
         key == kVmpkShardSegmentsKey)
-      return Status::error("metadata key '" + key +
-                           "' is reserved for .vmpk shard sets");
+      return Status::invalidArgument("metadata key '" + key +
+                                     "' is reserved for .vmpk shard sets");
   std::vector<uint64_t> sizes;
   for (const TensorSource &t : tensors)
     sizes.push_back(t.info.length);
@@ -541,8 +545,9 @@ Status checkUnique(const FileList &files) {
     for (const TensorInfo &t : f->tensors) {
       auto [it, added] = seen.emplace(t.name, &f->path);
       if (!added)
-        return Status::error("tensor " + shownName(t.name) + " is in both '" +
-                             *it->second + "' and '" + f->path + "'");
+        return Status::formatError("tensor " + shownName(t.name) +
+                                   " is in both '" + *it->second + "' and '" +
+                                   f->path + "'");
     }
   return Status::ok();
 }
@@ -555,15 +560,16 @@ StatusOr<FileList> openSafetensorsIndex(const std::string &indexPath) {
   StatusOr<SafetensorsIndex> index =
       readSafetensorsIndex((*map)->data(), (*map)->size());
   if (!index)
-    return Status::error("'" + indexPath + "': " + index.status().message());
+    return index.status().withContext("'" + indexPath + "': ");
   std::string dir = dirOf(indexPath);
   FileList files;
   std::map<std::string, size_t> byFile;
   for (const std::string &name : index->files) {
     std::string path = dir + name;
     if (!exists(path))
-      return Status::error("'" + indexPath + "' names the shard '" + name +
-                           "', which is missing ('" + path + "' not found)");
+      return Status::formatError("'" + indexPath + "' names the shard '" +
+                                 name + "', which is missing ('" + path +
+                                 "' not found)");
     StatusOr<std::unique_ptr<WeightFile>> f =
         openWeightFile(path, FileFormat::Safetensors);
     if (!f)
@@ -582,18 +588,18 @@ StatusOr<FileList> openSafetensorsIndex(const std::string &indexPath) {
   for (const auto &[tensor, file] : index->weightMap) {
     mapped.emplace(tensor, file);
     if (!inFile[file].count(tensor))
-      return Status::error("'" + indexPath + "' maps tensor " +
-                           shownName(tensor) + " to '" + dir + file +
-                           "', which does not hold it");
+      return Status::formatError("'" + indexPath + "' maps tensor " +
+                                 shownName(tensor) + " to '" + dir + file +
+                                 "', which does not hold it");
   }
   if (Status s = checkUnique(files); !s)
     return s;
   for (const auto &f : files)
     for (const TensorInfo &t : f->tensors)
       if (!mapped.count(t.name))
-        return Status::error("'" + f->path + "' holds tensor " +
-                             shownName(t.name) + ", which '" + indexPath +
-                             "' does not list");
+        return Status::formatError("'" + f->path + "' holds tensor " +
+                                   shownName(t.name) + ", which '" + indexPath +
+                                   "' does not list");
   return files;
 }
 
@@ -611,7 +617,7 @@ StatusOr<FileList> openSafetensorsSet(const std::string &path) {
     return files;
   }
   if (shard->number != 1)
-    return Status::error(
+    return Status::formatError(
         "'" + path + "' is shard " + std::to_string(shard->number) + " of " +
         std::to_string(shard->count) + "; name the first shard ('" +
         shardFileName(shard->stem, 1, shard->count, ".safetensors") +
@@ -626,8 +632,8 @@ StatusOr<FileList> openSafetensorsSet(const std::string &path) {
     for (const auto &f : *files)
       listed |= baseOf(f->path) == baseOf(path);
     if (!listed)
-      return Status::error("'" + indexPath + "' does not list '" + path +
-                           "'; the shards and the index disagree");
+      return Status::formatError("'" + indexPath + "' does not list '" + path +
+                                 "'; the shards and the index disagree");
     return files;
   }
   // No index: the numbered files themselves.
@@ -636,10 +642,10 @@ StatusOr<FileList> openSafetensorsSet(const std::string &path) {
     std::string name =
         shardFileName(shard->stem, k, shard->count, ".safetensors");
     if (!exists(name))
-      return Status::error("shard " + std::to_string(k) + " of " +
-                           std::to_string(shard->count) + " ('" + name +
-                           "') is missing, and there is no index ('" +
-                           indexPath + "')");
+      return Status::formatError("shard " + std::to_string(k) + " of " +
+                                 std::to_string(shard->count) + " ('" + name +
+                                 "') is missing, and there is no index ('" +
+                                 indexPath + "')");
     StatusOr<std::unique_ptr<WeightFile>> f =
         openWeightFile(name, FileFormat::Safetensors);
     if (!f)
@@ -658,15 +664,15 @@ splitKey(const WeightFile &f, std::string_view key, GgufType type) {
   for (const GgufKeyValue &kv : f.ggufMetadata)
     if (kv.key == key) {
       if (kv.value.type != type)
-        return Status::error(
+        return Status::formatError(
             "'" + f.path + "': " + std::string(key) + " has GGUF type " +
             std::to_string(uint32_t(kv.value.type)) + ", not " +
             (type == GgufType::UInt16 ? "uint16 (2)" : "int32 (5)") +
             " as llama.cpp's gguf-split writes it");
       uint64_t v = kv.value.scalars.at(0);
       if (type == GgufType::Int32 && (v >> 31) != 0)
-        return Status::error("'" + f.path + "': " + std::string(key) +
-                             " is negative");
+        return Status::formatError("'" + f.path + "': " + std::string(key) +
+                                   " is negative");
       return std::optional<uint64_t>(v);
     }
   return std::optional<uint64_t>();
@@ -711,27 +717,30 @@ StatusOr<FileList> openGgufSet(const std::string &path) {
   }
   unsigned n = unsigned(**count);
   if (!*no)
-    return Status::error("'" + path + "' has split.count " + std::to_string(n) +
-                         " but no split.no");
+    return Status::formatError("'" + path + "' has split.count " +
+                               std::to_string(n) + " but no split.no");
   if (**no != 0)
-    return Status::error("'" + path + "' is split " + std::to_string(**no + 1) +
-                         " of " + std::to_string(n) + " (split.no " +
-                         std::to_string(**no) +
-                         "); name the first file of the set");
+    return Status::formatError(
+        "'" + path + "' is split " + std::to_string(**no + 1) + " of " +
+        std::to_string(n) + " (split.no " + std::to_string(**no) +
+        "); name the first file of the set");
   if (!*total)
-    return Status::error("'" + path + "' has split.count " + std::to_string(n) +
-                         " but no split.tensors.count");
+    return Status::formatError("'" + path + "' has split.count " +
+                               std::to_string(n) +
+                               " but no split.tensors.count");
   std::optional<ShardName> name = parseShardName(path, ".gguf");
   if (!name || name->number != 1 || name->count != n)
-    return Status::error("'" + path + "' is the first of " + std::to_string(n) +
-                         " splits (split.count), so its name must end in '" +
-                         shardFileName("", 1, n, ".gguf") +
-                         "', as llama.cpp's gguf-split names them");
+    return Status::formatError(
+        "'" + path + "' is the first of " + std::to_string(n) +
+        " splits (split.count), so its name must end in '" +
+        shardFileName("", 1, n, ".gguf") +
+        "', as llama.cpp's gguf-split names them");
   for (unsigned k = 1; k < n; ++k) {
     std::string file = shardFileName(name->stem, k + 1, n, ".gguf");
     if (!exists(file))
-      return Status::error("split " + std::to_string(k + 1) + " of " +
-                           std::to_string(n) + " ('" + file + "') is missing");
+      return Status::formatError("split " + std::to_string(k + 1) + " of " +
+                                 std::to_string(n) + " ('" + file +
+                                 "') is missing");
     StatusOr<std::unique_ptr<WeightFile>> f =
         openWeightFile(file, FileFormat::Gguf);
     if (!f)
@@ -741,7 +750,7 @@ StatusOr<FileList> openGgufSet(const std::string &path) {
     if (!fNo)
       return fNo.status();
     if (!*fNo || **fNo != k)
-      return Status::error(
+      return Status::formatError(
           "'" + file + "': split.no is " +
           (*fNo ? std::to_string(**fNo) : std::string("missing")) +
           ", expected " + std::to_string(k));
@@ -750,17 +759,17 @@ StatusOr<FileList> openGgufSet(const std::string &path) {
     if (!fCount)
       return fCount.status();
     if (*fCount && **fCount != n)
-      return Status::error("'" + file + "': split.count is " +
-                           std::to_string(**fCount) + ", but '" + path +
-                           "' says " + std::to_string(n));
+      return Status::formatError("'" + file + "': split.count is " +
+                                 std::to_string(**fCount) + ", but '" + path +
+                                 "' says " + std::to_string(n));
     StatusOr<std::optional<uint64_t>> fTotal =
         splitKey(**f, kGgufSplitTensorsCountKey, GgufType::Int32);
     if (!fTotal)
       return fTotal.status();
     if (*fTotal && **fTotal != **total)
-      return Status::error("'" + file + "': split.tensors.count is " +
-                           std::to_string(**fTotal) + ", but '" + path +
-                           "' says " + std::to_string(**total));
+      return Status::formatError("'" + file + "': split.tensors.count is " +
+                                 std::to_string(**fTotal) + ", but '" + path +
+                                 "' says " + std::to_string(**total));
     files.push_back(std::move(*f));
   }
   if (Status s = checkUnique(files); !s)
@@ -769,10 +778,10 @@ StatusOr<FileList> openGgufSet(const std::string &path) {
   for (const auto &f : files)
     found += f->tensors.size();
   if (found != **total)
-    return Status::error("'" + path + "': split.tensors.count is " +
-                         std::to_string(**total) + ", but the " +
-                         std::to_string(n) + " files hold " +
-                         std::to_string(found) + " tensors");
+    return Status::formatError("'" + path + "': split.tensors.count is " +
+                               std::to_string(**total) + ", but the " +
+                               std::to_string(n) + " files hold " +
+                               std::to_string(found) + " tensors");
   for (auto &f : files)
     dropSplitKeys(*f);
   return files;
@@ -799,26 +808,28 @@ StatusOr<FileList> openVmpkSet(const std::string &path) {
   StatusOr<std::optional<VmpkShardKeys>> keys =
       readVmpkShardKeys(files[0]->stringMetadata);
   if (!keys)
-    return Status::error("'" + path + "': " + keys.status().message());
+    return keys.status().withContext("'" + path + "': ");
   if (!*keys || (*keys)->count == 1) {
     dropShardKeys(*files[0]);
     return files;
   }
   unsigned n = (*keys)->count;
   if ((*keys)->number != 1)
-    return Status::error("'" + path + "' is shard " +
-                         std::to_string((*keys)->number) + " of " +
-                         std::to_string(n) + " of a .vmpk set; name the first");
+    return Status::formatError(
+        "'" + path + "' is shard " + std::to_string((*keys)->number) + " of " +
+        std::to_string(n) + " of a .vmpk set; name the first");
   std::optional<ShardName> name = parseShardName(path, ".vmpk");
   if (!name || name->number != 1 || name->count != n)
-    return Status::error("'" + path + "' is the first of " + std::to_string(n) +
-                         " shards, so its name must end in '" +
-                         shardFileName("", 1, n, ".vmpk") + "'");
+    return Status::formatError("'" + path + "' is the first of " +
+                               std::to_string(n) +
+                               " shards, so its name must end in '" +
+                               shardFileName("", 1, n, ".vmpk") + "'");
   for (unsigned k = 2; k <= n; ++k) {
     std::string file = shardFileName(name->stem, k, n, ".vmpk");
     if (!exists(file))
-      return Status::error("shard " + std::to_string(k) + " of " +
-                           std::to_string(n) + " ('" + file + "') is missing");
+      return Status::formatError("shard " + std::to_string(k) + " of " +
+                                 std::to_string(n) + " ('" + file +
+                                 "') is missing");
     StatusOr<std::unique_ptr<WeightFile>> f =
         openWeightFile(file, FileFormat::Vmpk);
     if (!f)
@@ -826,10 +837,10 @@ StatusOr<FileList> openVmpkSet(const std::string &path) {
     StatusOr<std::optional<VmpkShardKeys>> fk =
         readVmpkShardKeys((*f)->stringMetadata);
     if (!fk)
-      return Status::error("'" + file + "': " + fk.status().message());
+      return fk.status().withContext("'" + file + "': ");
     if (!*fk || (*fk)->number != k || (*fk)->count != n ||
         (*fk)->segments != (*keys)->segments)
-      return Status::error(
+      return Status::formatError(
           "'" + file + "': its vmpack.shard keys (" +
           (*fk ? "no " + std::to_string((*fk)->number) + ", count " +
                      std::to_string((*fk)->count) + ", segments " +
@@ -846,10 +857,10 @@ StatusOr<FileList> openVmpkSet(const std::string &path) {
   for (const auto &f : files)
     found += f->tensors.size();
   if (found != (*keys)->segments)
-    return Status::error("'" + path + "': vmpack.shard.segments is " +
-                         std::to_string((*keys)->segments) + ", but the " +
-                         std::to_string(n) + " shards hold " +
-                         std::to_string(found) + " segments");
+    return Status::formatError(
+        "'" + path + "': vmpack.shard.segments is " +
+        std::to_string((*keys)->segments) + ", but the " + std::to_string(n) +
+        " shards hold " + std::to_string(found) + " segments");
   for (auto &f : files)
     dropShardKeys(*f);
   return files;

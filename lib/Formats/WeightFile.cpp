@@ -98,7 +98,7 @@ vmpack::formats::openWeightFile(const std::string &path, FileFormat format) {
   const uint8_t *data = file->map->data();
   size_t size = file->map->size();
   auto failed = [&](const Status &s) {
-    return Status::error("'" + path + "': " + s.message());
+    return s.withContext("'" + path + "': ");
   };
   switch (format) {
   case FileFormat::Safetensors: {
@@ -126,7 +126,8 @@ vmpack::formats::openWeightFile(const std::string &path, FileFormat format) {
     for (size_t i = 0; i < (*reader)->numEntries(); ++i) {
       const IrpaEntry &e = (*reader)->entry(i);
       if (e.length > uint64_t(std::numeric_limits<int64_t>::max()))
-        return failed(Status::error("entry '" + e.key + "' is too large"));
+        return failed(
+            Status::formatError("entry '" + e.key + "' is too large"));
       TensorInfo t;
       t.name = e.key;
       t.elementType = opaqueByteType();
@@ -161,7 +162,7 @@ vmpack::formats::openWeightFile(const std::string &path, FileFormat format) {
         StatusOr<uint64_t> bytes =
             ggmlTensorBytes(s.foreignType, s.foreignShape);
         if (!bytes || *bytes != s.length)
-          return failed(Status::error(
+          return failed(Status::formatError(
               "segment '" + s.name + "': ggml type " +
               std::to_string(s.foreignType) + " of shape " +
               tensorTypeString(s.elementType, s.foreignShape) +
@@ -207,7 +208,7 @@ Status vmpack::formats::writeVmpk(const std::string &path,
       // Opaque bytes to vmpack, with the ggml type and logical shape.
       StatusOr<uint64_t> bytes = ggmlTensorBytes(*t.ggmlBlockType, t.shape);
       if (!bytes || *bytes != t.length)
-        return Status::error(
+        return Status::formatError(
             "tensor '" + t.name + "': " +
             (bytes ? "its source holds " + std::to_string(t.length) + " bytes"
                    : bytes.status().message()));
@@ -267,9 +268,9 @@ Status vmpack::formats::writeIrpa(const std::string &path,
         t.isOpaque() ? std::optional<uint64_t>(t.length)
                      : storedSize(t.elementType, t.shape, enc);
     if (!length)
-      return Status::error("tensor '" + t.name +
-                           "': " + tensorTypeString(t.elementType, t.shape) +
-                           " has no .irpa layout");
+      return Status::formatError("tensor '" + t.name + "': " +
+                                 tensorTypeString(t.elementType, t.shape) +
+                                 " has no .irpa layout");
     if (StatusOr<uint32_t> added = (*writer)->addDataEntry(t.name, *length);
         !added)
       return added.status();

@@ -243,20 +243,22 @@ Status ForeignFile::describe() {
       // The readers only accept ggml types of the table.
       std::optional<std::string> name = ggmlForeignTypeName(*t.ggmlBlockType);
       if (!name)
-        return Status::error("tensor '" + t.name + "': unknown ggml type " +
-                             std::to_string(*t.ggmlBlockType));
+        return Status::formatError("tensor '" + t.name +
+                                   "': unknown ggml type " +
+                                   std::to_string(*t.ggmlBlockType));
       foreign = std::move(*name);
       logicalShape = std::move(t.shape);
       // Lengths come from the reader, which checked them against the file.
       if (t.length > uint64_t(INT64_MAX))
-        return Status::error("tensor '" + t.name + "' is too large");
+        return Status::formatError("tensor '" + t.name + "' is too large");
       t.elementType = opaqueByteType();
       t.shape = {int64_t(t.length)};
       t.encoding = Encoding::Byte;
     }
     std::optional<uint64_t> count = formats::numElements(t.shape);
     if (!count)
-      return Status::error("tensor '" + t.name + "': the shape overflows");
+      return Status::formatError("tensor '" + t.name +
+                                 "': the shape overflows");
     mlirTypes.push_back(tensorTypeString(t.elementType, t.shape));
     elementTypeNames.push_back(toString(t.elementType));
     elementCounts.push_back(*count);
@@ -265,7 +267,8 @@ Status ForeignFile::describe() {
   }
   for (size_t i = 0; i < n; ++i)
     if (!byName.emplace(tensors[i].name, i).second)
-      return Status::error("two tensors are named '" + tensors[i].name + "'");
+      return Status::formatError("two tensors are named '" + tensors[i].name +
+                                 "'");
   return Status::ok();
 }
 

@@ -41,6 +41,24 @@ static_assert(VMPACK_ENCODING_PACKED == int(Encoding::Packed) &&
                   VMPACK_ENCODING_BYTE == int(Encoding::Byte),
               "vmpack_encoding_t follows vmpack::Encoding");
 
+// vmpack_status_t and archive::StatusCode have the same values, so a code
+// maps to the C API by value (toCStatus), in this one place.
+#define VMPACK_SAME_STATUS(C, CXX)                                             \
+  static_assert(int(C) == int(StatusCode::CXX), #C " follows "                 \
+                                                   "StatusCode::" #CXX)
+VMPACK_SAME_STATUS(VMPACK_OK, Ok);
+VMPACK_SAME_STATUS(VMPACK_ERROR_INVALID_ARGUMENT, InvalidArgument);
+VMPACK_SAME_STATUS(VMPACK_ERROR_IO, Io);
+VMPACK_SAME_STATUS(VMPACK_ERROR_FORMAT, Format);
+VMPACK_SAME_STATUS(VMPACK_ERROR_CHECKSUM, Checksum);
+VMPACK_SAME_STATUS(VMPACK_ERROR_NOT_FOUND, NotFound);
+VMPACK_SAME_STATUS(VMPACK_ERROR_OUT_OF_RANGE, OutOfRange);
+VMPACK_SAME_STATUS(VMPACK_ERROR_UNSUPPORTED, Unsupported);
+VMPACK_SAME_STATUS(VMPACK_ERROR_BUFFER_TOO_SMALL, BufferTooSmall);
+VMPACK_SAME_STATUS(VMPACK_ERROR_OUT_OF_MEMORY, OutOfMemory);
+VMPACK_SAME_STATUS(VMPACK_ERROR_INTERNAL, Internal);
+#undef VMPACK_SAME_STATUS
+
 /// The outcome of one segment's CRC check, computed once.
 struct SegmentCheck {
   std::once_flag once;
@@ -68,9 +86,50 @@ namespace {
 
 thread_local std::string lastError;
 
-vmpack_status_t fail(vmpack_status_t status, std::string message) {
-  lastError = std::move(message);
+/// Records `message` for vmpack_last_error.
+vmpack_status_t fail(vmpack_status_t status, std::string message) noexcept {
+  lastError.swap(message);
   return status;
+}
+/// The same for a fixed message; never throws: when even the message cannot
+/// be allocated, the error stays empty.
+vmpack_status_t failWith(vmpack_status_t status, const char *message) noexcept {
+  try {
+    lastError = message;
+  } catch (...) {
+    lastError.clear();
+  }
+  return status;
+}
+
+vmpack_status_t toCStatus(StatusCode code) {
+  return vmpack_status_t(int(code));
+}
+
+/// A failed Status as the C API reports it, its message after `context`.
+vmpack_status_t fail(const Status &st, const std::string &context = "") {
+  return fail(toCStatus(st.code()), context + st.message());
+}
+
+/// Runs an entry point's body so that no exception crosses the C API: an
+/// allocation failure becomes VMPACK_ERROR_OUT_OF_MEMORY, anything else
+/// (std::thread creation can throw std::system_error) VMPACK_ERROR_INTERNAL.
+template <typename Body>
+vmpack_status_t guarded(const char *function, Body &&body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return failWith(VMPACK_ERROR_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception &e) {
+    try {
+      return fail(VMPACK_ERROR_INTERNAL,
+                  std::string(function) + ": " + e.what());
+    } catch (...) {
+      return failWith(VMPACK_ERROR_INTERNAL, "internal error");
+    }
+  } catch (...) {
+    return failWith(VMPACK_ERROR_INTERNAL, "internal error");
+  }
 }
 
 vmpack_status_t invalid(const char *function, const char *what) {
@@ -115,7 +174,7 @@ vmpack_status_t openForeign(ForeignContainer container,
   StatusOr<std::unique_ptr<ForeignFile>> foreign =
       ForeignFile::open(container, data, size);
   if (!foreign)
-    return fail(VMPACK_ERROR_FORMAT, where + foreign.status().message());
+    return fail(foreign.status(), where);
   auto module = std::make_unique<vmpack_module>();
   module->file = std::move(file);
   module->foreign = std::move(*foreign);
@@ -140,7 +199,7 @@ vmpack_status_t finishOpen(std::unique_ptr<LoadedFile> file,
   if (vmpack::formats::irpa::hasMagic(data, size)) {
     StatusOr<std::unique_ptr<IrpaReader>> irpa = IrpaReader::open(data, size);
     if (!irpa)
-      return fail(VMPACK_ERROR_FORMAT, where + irpa.status().message());
+      return fail(irpa.status(), where);
     auto module = std::make_unique<vmpack_module>();
     module->file = std::move(file);
     module->irpa = std::move(*irpa);
@@ -150,13 +209,13 @@ vmpack_status_t finishOpen(std::unique_ptr<LoadedFile> file,
   StatusOr<std::unique_ptr<ArchiveReader>> reader =
       ArchiveReader::open(data, size);
   if (!reader)
-    return fail(VMPACK_ERROR_FORMAT, where + reader.status().message());
+    return fail(reader.status(), where);
   // One shard of a set (docs/format.md, section 9) is never taken for the
   // whole module: its other segments would be missing.
   StatusOr<std::optional<vmpack::formats::VmpkShardKeys>> shard =
       vmpack::formats::readVmpkShardKeys((*reader)->metadata());
   if (!shard)
-    return fail(VMPACK_ERROR_FORMAT, where + shard.status().message());
+    return fail(shard.status(), where);
   if (*shard && (*shard)->count > 1)
     return fail(VMPACK_ERROR_UNSUPPORTED,
                 where + "shard " + std::to_string((*shard)->number) + " of " +
@@ -307,113 +366,113 @@ vmpack_status_t
 vmpack_module_open_file_with_options(const char *path,
                                      const vmpack_open_options_t *options,
                                      vmpack_module_t **out_module) {
-  static const char *kFunction = "vmpack_module_open_file_with_options";
-  if (!path || !out_module)
-    return invalid(kFunction, "null argument");
-  *out_module = nullptr;
-  vmpack_open_options_t defaults;
-  vmpack_open_options_init(&defaults);
-  const vmpack_open_options_t &o = options ? *options : defaults;
-  if (o.struct_size != sizeof(vmpack_open_options_t))
-    return invalid(kFunction, "options.struct_size is not "
-                              "sizeof(vmpack_open_options_t): initialize the "
-                              "options with vmpack_open_options_init");
-  // A C caller can store any int in an enum field; read them as ints.
-  static_assert(sizeof(vmpack_load_mode_t) == sizeof(int) &&
-                    sizeof(vmpack_verify_mode_t) == sizeof(int),
-                "C enums are ints");
-  int loadMode, verifyMode;
-  std::memcpy(&loadMode, &o.load_mode, sizeof(int));
-  std::memcpy(&verifyMode, &o.verify, sizeof(int));
-  LoadOptions load;
-  switch (loadMode) {
-  case VMPACK_LOAD_AUTO:
-    load.mode = LoadMode::Auto;
-    break;
-  case VMPACK_LOAD_MMAP:
-    load.mode = LoadMode::Mmap;
-    break;
-  case VMPACK_LOAD_READ:
-    load.mode = LoadMode::Read;
-    break;
-  default:
-    return invalid(kFunction, "unknown load mode");
-  }
-  if (verifyMode != VMPACK_VERIFY_STRUCTURE &&
-      verifyMode != VMPACK_VERIFY_FULL && verifyMode != VMPACK_VERIFY_LAZY)
-    return invalid(kFunction, "unknown verify mode");
-  if (o.buffer) {
-    if (load.mode != LoadMode::Read)
-      return invalid(kFunction, "a buffer needs load_mode VMPACK_LOAD_READ");
-    if (reinterpret_cast<uintptr_t>(o.buffer) % kIndexAlignment != 0)
-      return invalid(kFunction, "the buffer must be 16-byte aligned");
-  }
-  try {
-    if (load.mode == LoadMode::Auto) {
-      StatusOr<LoadMode> fromEnvironment = loadModeFromEnvironment();
-      if (!fromEnvironment)
-        return fail(VMPACK_ERROR_INVALID_ARGUMENT,
-                    fromEnvironment.status().message());
-      load.mode = *fromEnvironment;
-    }
-    if (o.buffer) {
-      struct stat st;
-      if (::stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-          uint64_t(st.st_size) > o.buffer_size)
-        return fail(VMPACK_ERROR_BUFFER_TOO_SMALL,
-                    std::string(path) + ": " + std::to_string(st.st_size) +
-                        " bytes do not fit the buffer's " +
-                        std::to_string(o.buffer_size));
-      load.buffer = o.buffer;
-      load.bufferSize = o.buffer_size;
-    }
-    StatusOr<std::unique_ptr<LoadedFile>> file = LoadedFile::open(path, load);
-    if (!file)
-      return fail(VMPACK_ERROR_IO, file.status().message());
-    const uint8_t *data = (*file)->data();
-    size_t size = (*file)->size();
-    vmpack_module_t *module = nullptr;
-    std::string where = std::string(path) + ": ";
-    if (vmpack_status_t st =
-            finishOpen(std::move(*file), data, size, where, &module,
-                       vmpack::runtime::foreignFromPath(path));
-        st != VMPACK_OK)
-      return st;
-    std::unique_ptr<vmpack_module_t> owner(module);
-    if (verifyMode == VMPACK_VERIFY_FULL) {
-      if (vmpack_status_t st = vmpack_module_verify(module, o.threads);
-          st != VMPACK_OK)
-        return fail(st, where + lastError);
-    } else if (verifyMode == VMPACK_VERIFY_LAZY && module->reader) {
-      // (An .irpa file has no checksums to check lazily.)
-      module->lazy = true;
-      size_t program = module->reader->numConstants();
-      Status st = Status::ok();
-      if (module->file->hasRangeCrcs()) {
-        ArchiveReader::RangeCrc crcOf = rangeCrcOf(*module->file);
-        st = module->reader->verifyEntry(program, &crcOf);
-      } else {
-        st = module->reader->verifyEntry(program);
-      }
-      if (!st)
-        return fail(VMPACK_ERROR_CHECKSUM, where + st.message());
-    }
-    *out_module = owner.release();
-    return VMPACK_OK;
-  } catch (const std::bad_alloc &) {
-    return fail(VMPACK_ERROR_OUT_OF_MEMORY, "out of memory opening a module");
-  } catch (const std::exception &e) {
-    // std::thread creation can fail with std::system_error.
-    return fail(VMPACK_ERROR_INTERNAL,
-                std::string(kFunction) + ": " + e.what());
-  }
+  return guarded(
+      "vmpack_module_open_file_with_options", [&]() -> vmpack_status_t {
+        static const char *kFunction = "vmpack_module_open_file_with_options";
+        if (!path || !out_module)
+          return invalid(kFunction, "null argument");
+        *out_module = nullptr;
+        vmpack_open_options_t defaults;
+        vmpack_open_options_init(&defaults);
+        const vmpack_open_options_t &o = options ? *options : defaults;
+        if (o.struct_size != sizeof(vmpack_open_options_t))
+          return invalid(kFunction,
+                         "options.struct_size is not "
+                         "sizeof(vmpack_open_options_t): initialize the "
+                         "options with vmpack_open_options_init");
+        // A C caller can store any int in an enum field; read them as ints.
+        static_assert(sizeof(vmpack_load_mode_t) == sizeof(int) &&
+                          sizeof(vmpack_verify_mode_t) == sizeof(int),
+                      "C enums are ints");
+        int loadMode, verifyMode;
+        std::memcpy(&loadMode, &o.load_mode, sizeof(int));
+        std::memcpy(&verifyMode, &o.verify, sizeof(int));
+        LoadOptions load;
+        switch (loadMode) {
+        case VMPACK_LOAD_AUTO:
+          load.mode = LoadMode::Auto;
+          break;
+        case VMPACK_LOAD_MMAP:
+          load.mode = LoadMode::Mmap;
+          break;
+        case VMPACK_LOAD_READ:
+          load.mode = LoadMode::Read;
+          break;
+        default:
+          return invalid(kFunction, "unknown load mode");
+        }
+        if (verifyMode != VMPACK_VERIFY_STRUCTURE &&
+            verifyMode != VMPACK_VERIFY_FULL &&
+            verifyMode != VMPACK_VERIFY_LAZY)
+          return invalid(kFunction, "unknown verify mode");
+        if (o.buffer) {
+          if (load.mode != LoadMode::Read)
+            return invalid(kFunction,
+                           "a buffer needs load_mode VMPACK_LOAD_READ");
+          if (reinterpret_cast<uintptr_t>(o.buffer) % kIndexAlignment != 0)
+            return invalid(kFunction, "the buffer must be 16-byte aligned");
+        }
+        if (load.mode == LoadMode::Auto) {
+          StatusOr<LoadMode> fromEnvironment = loadModeFromEnvironment();
+          if (!fromEnvironment)
+            return fail(fromEnvironment.status());
+          load.mode = *fromEnvironment;
+        }
+        if (o.buffer) {
+          struct stat st;
+          if (::stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+              uint64_t(st.st_size) > o.buffer_size)
+            return fail(VMPACK_ERROR_BUFFER_TOO_SMALL,
+                        std::string(path) + ": " + std::to_string(st.st_size) +
+                            " bytes do not fit the buffer's " +
+                            std::to_string(o.buffer_size));
+          load.buffer = o.buffer;
+          load.bufferSize = o.buffer_size;
+        }
+        StatusOr<std::unique_ptr<LoadedFile>> file =
+            LoadedFile::open(path, load);
+        if (!file)
+          return fail(file.status());
+        const uint8_t *data = (*file)->data();
+        size_t size = (*file)->size();
+        vmpack_module_t *module = nullptr;
+        std::string where = std::string(path) + ": ";
+        if (vmpack_status_t st =
+                finishOpen(std::move(*file), data, size, where, &module,
+                           vmpack::runtime::foreignFromPath(path));
+            st != VMPACK_OK)
+          return st;
+        std::unique_ptr<vmpack_module_t> owner(module);
+        if (verifyMode == VMPACK_VERIFY_FULL) {
+          if (vmpack_status_t st = vmpack_module_verify(module, o.threads);
+              st != VMPACK_OK)
+            return fail(st, where + lastError);
+        } else if (verifyMode == VMPACK_VERIFY_LAZY && module->reader) {
+          // (An .irpa file has no checksums to check lazily.)
+          module->lazy = true;
+          size_t program = module->reader->numConstants();
+          Status st = Status::ok();
+          if (module->file->hasRangeCrcs()) {
+            ArchiveReader::RangeCrc crcOf = rangeCrcOf(*module->file);
+            st = module->reader->verifyEntry(program, &crcOf);
+          } else {
+            st = module->reader->verifyEntry(program);
+          }
+          if (!st)
+            return fail(st, where);
+        }
+        *out_module = owner.release();
+        return VMPACK_OK;
+      });
 }
 
 vmpack_status_t vmpack_module_open_file(const char *path,
                                         vmpack_module_t **out_module) {
-  if (!path || !out_module)
-    return invalid("vmpack_module_open_file", "null argument");
-  return vmpack_module_open_file_with_options(path, nullptr, out_module);
+  return guarded("vmpack_module_open_file", [&]() -> vmpack_status_t {
+    if (!path || !out_module)
+      return invalid("vmpack_module_open_file", "null argument");
+    return vmpack_module_open_file_with_options(path, nullptr, out_module);
+  });
 }
 
 vmpack_load_mode_t vmpack_module_load_mode(const vmpack_module_t *module) {
@@ -424,61 +483,52 @@ vmpack_load_mode_t vmpack_module_load_mode(const vmpack_module_t *module) {
 
 vmpack_status_t vmpack_segment_verify(const vmpack_module_t *module,
                                       size_t index) {
-  if (!module)
-    return invalid("vmpack_segment_verify", "null module");
-  if (index >= segmentCount(*module))
-    return badIndex(*module, index);
-  if (!module->reader)
-    return VMPACK_OK; // .irpa, safetensors and GGUF have no checksums
-  try {
+  return guarded("vmpack_segment_verify", [&]() -> vmpack_status_t {
+    if (!module)
+      return invalid("vmpack_segment_verify", "null module");
+    if (index >= segmentCount(*module))
+      return badIndex(*module, index);
+    if (!module->reader)
+      return VMPACK_OK; // .irpa, safetensors and GGUF have no checksums
     const Status &st = checkConstant(*module, index);
     if (!st)
-      return fail(VMPACK_ERROR_CHECKSUM, st.message());
+      return fail(st);
     return VMPACK_OK;
-  } catch (const std::exception &e) {
-    return fail(VMPACK_ERROR_INTERNAL,
-                std::string("vmpack_segment_verify: ") + e.what());
-  }
+  });
 }
 
 vmpack_status_t vmpack_module_open_memory(const void *data, size_t size,
                                           vmpack_module_t **out_module) {
-  if (!data || !out_module)
-    return invalid("vmpack_module_open_memory", "null argument");
-  *out_module = nullptr;
-  try {
+  return guarded("vmpack_module_open_memory", [&]() -> vmpack_status_t {
+    if (!data || !out_module)
+      return invalid("vmpack_module_open_memory", "null argument");
+    *out_module = nullptr;
     return finishOpen(nullptr, static_cast<const uint8_t *>(data), size, "",
                       out_module);
-  } catch (const std::bad_alloc &) {
-    return fail(VMPACK_ERROR_OUT_OF_MEMORY, "out of memory opening a module");
-  }
+  });
 }
 
 void vmpack_module_close(vmpack_module_t *module) { delete module; }
 
 vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
                                      unsigned threads) {
-  if (!module)
-    return invalid("vmpack_module_verify", "null module");
-  if (module->irpa) {
-    Status st = module->irpa->verifyLayout();
-    if (!st)
-      return fail(VMPACK_ERROR_FORMAT, st.message());
-    return VMPACK_OK;
-  }
-  // safetensors and GGUF: no checksums, and opening checked the layout.
-  if (module->foreign)
-    return VMPACK_OK;
-  try {
+  return guarded("vmpack_module_verify", [&]() -> vmpack_status_t {
+    if (!module)
+      return invalid("vmpack_module_verify", "null module");
+    if (module->irpa) {
+      Status st = module->irpa->verifyLayout();
+      if (!st)
+        return fail(st);
+      return VMPACK_OK;
+    }
+    // safetensors and GGUF: no checksums, and opening checked the layout.
+    if (module->foreign)
+      return VMPACK_OK;
     Status st = verifyAll(*module, threads);
     if (!st)
-      return fail(VMPACK_ERROR_CHECKSUM, st.message());
+      return fail(st);
     return VMPACK_OK;
-  } catch (const std::exception &e) {
-    // std::thread creation can fail with std::system_error.
-    return fail(VMPACK_ERROR_INTERNAL,
-                std::string("vmpack_module_verify: ") + e.what());
-  }
+  });
 }
 
 vmpack_container_t vmpack_module_container(const vmpack_module_t *module) {
@@ -509,19 +559,21 @@ uint32_t vmpack_module_format_version(const vmpack_module_t *module) {
 vmpack_status_t vmpack_module_program(const vmpack_module_t *module,
                                       const void **out_data,
                                       uint64_t *out_length) {
-  if (!module || !out_data || !out_length)
-    return invalid("vmpack_module_program", "null argument");
-  if (!module->reader)
-    return fail(VMPACK_ERROR_UNSUPPORTED,
-                std::string("vmpack_module_program: ") +
-                    (module->irpa ? "an IREE parameter archive"
-                     : module->foreign->container() == ForeignContainer::Gguf
-                         ? "a GGUF file"
-                         : "a safetensors file") +
-                    " has no program");
-  *out_data = module->reader->programData();
-  *out_length = module->reader->program().length;
-  return VMPACK_OK;
+  return guarded("vmpack_module_program", [&]() -> vmpack_status_t {
+    if (!module || !out_data || !out_length)
+      return invalid("vmpack_module_program", "null argument");
+    if (!module->reader)
+      return fail(VMPACK_ERROR_UNSUPPORTED,
+                  std::string("vmpack_module_program: ") +
+                      (module->irpa ? "an IREE parameter archive"
+                       : module->foreign->container() == ForeignContainer::Gguf
+                           ? "a GGUF file"
+                           : "a safetensors file") +
+                      " has no program");
+    *out_data = module->reader->programData();
+    *out_length = module->reader->program().length;
+    return VMPACK_OK;
+  });
 }
 
 size_t vmpack_module_segment_count(const vmpack_module_t *module) {
@@ -531,192 +583,201 @@ size_t vmpack_module_segment_count(const vmpack_module_t *module) {
 vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
                                            size_t index,
                                            vmpack_segment_info_t *out_info) {
-  if (!module || !out_info)
-    return invalid("vmpack_module_segment_info", "null argument");
-  if (index >= segmentCount(*module))
-    return badIndex(*module, index);
-  if (module->irpa) {
-    irpaSegmentInfo(*module->irpa, index, *out_info);
+  return guarded("vmpack_module_segment_info", [&]() -> vmpack_status_t {
+    if (!module || !out_info)
+      return invalid("vmpack_module_segment_info", "null argument");
+    if (index >= segmentCount(*module))
+      return badIndex(*module, index);
+    if (module->irpa) {
+      irpaSegmentInfo(*module->irpa, index, *out_info);
+      return VMPACK_OK;
+    }
+    if (module->foreign) {
+      vmpack::runtime::fillSegmentInfo(*module->foreign, index, *out_info);
+      return VMPACK_OK;
+    }
+    const SegmentInfo &s = module->reader->constant(index);
+    vmpack_segment_info_t &i = *out_info;
+    i.name = s.name.c_str();
+    i.name_length = s.name.size();
+    i.mlir_type = s.mlirType.c_str();
+    i.element_type = module->elementTypeNames[index].c_str();
+    i.scalar_kind = vmpack_scalar_kind_t(s.elementType.scalar.kind);
+    i.scalar_bits = s.elementType.scalar.width;
+    i.is_complex = s.elementType.isComplex ? 1 : 0;
+    i.rank = s.shape.size();
+    i.shape = s.shape.data();
+    i.element_count = s.numElements;
+    i.encoding = vmpack_encoding_t(s.encoding);
+    i.data = module->reader->constantData(index);
+    i.offset = s.offset;
+    i.length = s.length;
+    i.alignment = s.alignment;
+    i.checksum = s.checksum;
+    i.source_kind = vmpack_source_kind_t(s.sourceKind);
+    i.source_key = s.sourceKey.c_str();
+    i.source_alignment = s.sourceAlignment;
+    i.is_alias = s.isAlias ? 1 : 0;
+    i.alias_of = s.aliasOf;
+    i.kind = VMPACK_SEGMENT_TYPED;
+    i.splat_pattern = nullptr;
+    i.splat_pattern_length = 0;
+    i.metadata = nullptr;
+    i.metadata_length = 0;
     return VMPACK_OK;
-  }
-  if (module->foreign) {
-    vmpack::runtime::fillSegmentInfo(*module->foreign, index, *out_info);
-    return VMPACK_OK;
-  }
-  const SegmentInfo &s = module->reader->constant(index);
-  vmpack_segment_info_t &i = *out_info;
-  i.name = s.name.c_str();
-  i.name_length = s.name.size();
-  i.mlir_type = s.mlirType.c_str();
-  i.element_type = module->elementTypeNames[index].c_str();
-  i.scalar_kind = vmpack_scalar_kind_t(s.elementType.scalar.kind);
-  i.scalar_bits = s.elementType.scalar.width;
-  i.is_complex = s.elementType.isComplex ? 1 : 0;
-  i.rank = s.shape.size();
-  i.shape = s.shape.data();
-  i.element_count = s.numElements;
-  i.encoding = vmpack_encoding_t(s.encoding);
-  i.data = module->reader->constantData(index);
-  i.offset = s.offset;
-  i.length = s.length;
-  i.alignment = s.alignment;
-  i.checksum = s.checksum;
-  i.source_kind = vmpack_source_kind_t(s.sourceKind);
-  i.source_key = s.sourceKey.c_str();
-  i.source_alignment = s.sourceAlignment;
-  i.is_alias = s.isAlias ? 1 : 0;
-  i.alias_of = s.aliasOf;
-  i.kind = VMPACK_SEGMENT_TYPED;
-  i.splat_pattern = nullptr;
-  i.splat_pattern_length = 0;
-  i.metadata = nullptr;
-  i.metadata_length = 0;
-  return VMPACK_OK;
+  });
 }
 
 vmpack_status_t vmpack_module_find_segment(const vmpack_module_t *module,
                                            const char *name, size_t name_length,
                                            size_t *out_index) {
-  if (!module || (!name && name_length) || !out_index)
-    return invalid("vmpack_module_find_segment", "null argument");
-  std::string_view key(name ? name : "", name_length);
-  std::optional<size_t> found = module->foreign ? module->foreign->find(key)
-                                : module->irpa
-                                    ? module->irpa->findEntry(key)
-                                    : module->reader->findConstant(key);
-  if (!found)
-    return fail(
-        VMPACK_ERROR_NOT_FOUND,
-        "no segment named '" +
-            printableName(std::string_view(name ? name : "", name_length)) +
-            "'");
-  *out_index = *found;
-  return VMPACK_OK;
+  return guarded("vmpack_module_find_segment", [&]() -> vmpack_status_t {
+    if (!module || (!name && name_length) || !out_index)
+      return invalid("vmpack_module_find_segment", "null argument");
+    std::string_view key(name ? name : "", name_length);
+    std::optional<size_t> found = module->foreign ? module->foreign->find(key)
+                                  : module->irpa
+                                      ? module->irpa->findEntry(key)
+                                      : module->reader->findConstant(key);
+    if (!found)
+      return fail(
+          VMPACK_ERROR_NOT_FOUND,
+          "no segment named '" +
+              printableName(std::string_view(name ? name : "", name_length)) +
+              "'");
+    *out_index = *found;
+    return VMPACK_OK;
+  });
 }
 
 vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
                                       size_t index, uint64_t first,
                                       uint64_t count, vmpack_dtype_t dtype,
                                       void *dst, size_t dst_size) {
-  if (!module || (!dst && count))
-    return invalid("vmpack_segment_unpack", "null argument");
-  if (index >= segmentCount(*module))
-    return badIndex(*module, index);
-  if (module->irpa)
-    return fail(VMPACK_ERROR_UNSUPPORTED,
-                "segment '" + printableName(module->irpa->entry(index).key) +
-                    "': an IREE parameter archive stores no element type, so "
-                    "its entries cannot be unpacked (read their bytes)");
-  // What unpacking needs, from the .vmpk index or the foreign file.
-  std::string_view name;
-  ElementType type;
-  uint64_t numElements;
-  Encoding storedEncoding;
-  const uint8_t *data;
-  if (module->foreign) {
-    const ForeignFile &f = *module->foreign;
-    const vmpack::formats::TensorInfo &t = f.tensor(index);
-    name = t.name;
-    type = t.elementType;
-    numElements = f.numElements(index);
-    storedEncoding = t.encoding;
-    data = f.tensorData(index);
-  } else {
-    const SegmentInfo &s = module->reader->constant(index);
-    name = s.name;
-    type = s.elementType;
-    numElements = s.numElements;
-    storedEncoding = s.encoding;
-    data = module->reader->constantData(index);
-  }
-  uint64_t end;
-  if (__builtin_add_overflow(first, count, &end) || end > numElements)
-    return fail(VMPACK_ERROR_OUT_OF_RANGE,
-                "segment '" + printableName(name) + "': elements [" +
-                    std::to_string(first) + ", +" + std::to_string(count) +
-                    ") exceed its " + std::to_string(numElements));
-  unsigned dstBytes;
-  switch (dtype) {
-  case VMPACK_DTYPE_INT8:
-    dstBytes = 1;
-    break;
-  case VMPACK_DTYPE_INT16:
-    dstBytes = 2;
-    break;
-  case VMPACK_DTYPE_INT32:
-  case VMPACK_DTYPE_FLOAT32:
-    dstBytes = 4;
-    break;
-  default:
-    return invalid("vmpack_segment_unpack", "unknown dtype");
-  }
-  uint64_t perElement = type.scalarsPerElement();
-  uint64_t scalarFirst = first * perElement, scalarCount = count * perElement;
-  if (scalarCount > SIZE_MAX / dstBytes || scalarCount * dstBytes > dst_size)
-    return fail(VMPACK_ERROR_BUFFER_TOO_SMALL,
-                "segment '" + printableName(name) +
-                    "': " + std::to_string(scalarCount) + " values need " +
-                    std::to_string(scalarCount * dstBytes) +
-                    " bytes, the destination has " + std::to_string(dst_size));
-  if (count == 0)
-    return VMPACK_OK;
-  if (module->lazy)
-    if (vmpack_status_t st = vmpack_segment_verify(module, index);
-        st != VMPACK_OK)
-      return st;
-  const ScalarType &scalar = type.scalar;
-  const uint8_t *src = data;
-  Encoding encoding = effectiveEncoding(type, storedEncoding);
-  if (dtype == VMPACK_DTYPE_FLOAT32) {
-    if (!scalar.isFloat() || !floatFormat(scalar.kind))
+  return guarded("vmpack_segment_unpack", [&]() -> vmpack_status_t {
+    if (!module || (!dst && count))
+      return invalid("vmpack_segment_unpack", "null argument");
+    if (index >= segmentCount(*module))
+      return badIndex(*module, index);
+    if (module->irpa)
+      return fail(VMPACK_ERROR_UNSUPPORTED,
+                  "segment '" + printableName(module->irpa->entry(index).key) +
+                      "': an IREE parameter archive stores no element type, so "
+                      "its entries cannot be unpacked (read their bytes)");
+    // What unpacking needs, from the .vmpk index or the foreign file.
+    std::string_view name;
+    ElementType type;
+    uint64_t numElements;
+    Encoding storedEncoding;
+    const uint8_t *data;
+    if (module->foreign) {
+      const ForeignFile &f = *module->foreign;
+      const vmpack::formats::TensorInfo &t = f.tensor(index);
+      name = t.name;
+      type = t.elementType;
+      numElements = f.numElements(index);
+      storedEncoding = t.encoding;
+      data = f.tensorData(index);
+    } else {
+      const SegmentInfo &s = module->reader->constant(index);
+      name = s.name;
+      type = s.elementType;
+      numElements = s.numElements;
+      storedEncoding = s.encoding;
+      data = module->reader->constantData(index);
+    }
+    uint64_t end;
+    if (__builtin_add_overflow(first, count, &end) || end > numElements)
+      return fail(VMPACK_ERROR_OUT_OF_RANGE,
+                  "segment '" + printableName(name) + "': elements [" +
+                      std::to_string(first) + ", +" + std::to_string(count) +
+                      ") exceed its " + std::to_string(numElements));
+    unsigned dstBytes;
+    switch (dtype) {
+    case VMPACK_DTYPE_INT8:
+      dstBytes = 1;
+      break;
+    case VMPACK_DTYPE_INT16:
+      dstBytes = 2;
+      break;
+    case VMPACK_DTYPE_INT32:
+    case VMPACK_DTYPE_FLOAT32:
+      dstBytes = 4;
+      break;
+    default:
+      return invalid("vmpack_segment_unpack", "unknown dtype");
+    }
+    uint64_t perElement = type.scalarsPerElement();
+    uint64_t scalarFirst = first * perElement, scalarCount = count * perElement;
+    if (scalarCount > SIZE_MAX / dstBytes || scalarCount * dstBytes > dst_size)
+      return fail(VMPACK_ERROR_BUFFER_TOO_SMALL,
+                  "segment '" + printableName(name) +
+                      "': " + std::to_string(scalarCount) + " values need " +
+                      std::to_string(scalarCount * dstBytes) +
+                      " bytes, the destination has " +
+                      std::to_string(dst_size));
+    if (count == 0)
+      return VMPACK_OK;
+    if (module->lazy)
+      if (vmpack_status_t st = vmpack_segment_verify(module, index);
+          st != VMPACK_OK)
+        return st;
+    const ScalarType &scalar = type.scalar;
+    const uint8_t *src = data;
+    Encoding encoding = effectiveEncoding(type, storedEncoding);
+    if (dtype == VMPACK_DTYPE_FLOAT32) {
+      if (!scalar.isFloat() || !floatFormat(scalar.kind))
+        return fail(VMPACK_ERROR_UNSUPPORTED,
+                    "segment '" + printableName(name) + "': " + toString(type) +
+                        " does not decode to float32 (only float types of at "
+                        "most 32 bits do)");
+      unpackToFloat32(encoding, scalar.kind, src, scalarFirst, scalarCount,
+                      static_cast<float *>(dst));
+      return VMPACK_OK;
+    }
+    if (!scalar.isInteger() || scalar.width > 8 * dstBytes)
       return fail(VMPACK_ERROR_UNSUPPORTED,
                   "segment '" + printableName(name) + "': " + toString(type) +
-                      " does not decode to float32 (only float types of at "
-                      "most 32 bits do)");
-    unpackToFloat32(encoding, scalar.kind, src, scalarFirst, scalarCount,
-                    static_cast<float *>(dst));
+                      " does not fit int" + std::to_string(8 * dstBytes));
+    unpackToInt(encoding, scalar.width, scalar.isSignExtended(), src,
+                scalarFirst, scalarCount, dst, dstBytes);
     return VMPACK_OK;
-  }
-  if (!scalar.isInteger() || scalar.width > 8 * dstBytes)
-    return fail(VMPACK_ERROR_UNSUPPORTED,
-                "segment '" + printableName(name) + "': " + toString(type) +
-                    " does not fit int" + std::to_string(8 * dstBytes));
-  unpackToInt(encoding, scalar.width, scalar.isSignExtended(), src, scalarFirst,
-              scalarCount, dst, dstBytes);
-  return VMPACK_OK;
+  });
 }
 
 vmpack_status_t vmpack_segment_foreign_info(const vmpack_module_t *module,
                                             size_t index,
                                             vmpack_foreign_info_t *out_info) {
-  if (!module || !out_info)
-    return invalid("vmpack_segment_foreign_info", "null argument");
-  if (index >= segmentCount(*module))
-    return badIndex(*module, index);
-  vmpack_foreign_info_t &i = *out_info;
-  i = vmpack_foreign_info_t();
-  i.type = "";
-  const std::string *name = nullptr;
-  const std::vector<int64_t> *shape = nullptr;
-  uint32_t typeId = 0;
-  if (module->foreign) {
-    const ForeignFile &f = *module->foreign;
-    name = &f.foreignType(index);
-    shape = &f.foreignShape(index);
-    typeId = f.tensor(index).ggmlBlockType.value_or(0);
-  } else if (module->reader) {
-    const SegmentInfo &s = module->reader->constant(index);
-    name = &module->vmpkForeignTypes[index];
-    shape = &s.foreignShape;
-    typeId = s.foreignType;
-  }
-  if (name && !name->empty()) {
-    i.type = name->c_str();
-    i.type_id = typeId;
-    i.rank = shape->size();
-    i.shape = shape->data();
-  }
-  return VMPACK_OK;
+  return guarded("vmpack_segment_foreign_info", [&]() -> vmpack_status_t {
+    if (!module || !out_info)
+      return invalid("vmpack_segment_foreign_info", "null argument");
+    if (index >= segmentCount(*module))
+      return badIndex(*module, index);
+    vmpack_foreign_info_t &i = *out_info;
+    i = vmpack_foreign_info_t();
+    i.type = "";
+    const std::string *name = nullptr;
+    const std::vector<int64_t> *shape = nullptr;
+    uint32_t typeId = 0;
+    if (module->foreign) {
+      const ForeignFile &f = *module->foreign;
+      name = &f.foreignType(index);
+      shape = &f.foreignShape(index);
+      typeId = f.tensor(index).ggmlBlockType.value_or(0);
+    } else if (module->reader) {
+      const SegmentInfo &s = module->reader->constant(index);
+      name = &module->vmpkForeignTypes[index];
+      shape = &s.foreignShape;
+      typeId = s.foreignType;
+    }
+    if (name && !name->empty()) {
+      i.type = name->c_str();
+      i.type_id = typeId;
+      i.rank = shape->size();
+      i.shape = shape->data();
+    }
+    return VMPACK_OK;
+  });
 }
 
 size_t vmpack_module_metadata_count(const vmpack_module_t *module) {
@@ -726,37 +787,41 @@ size_t vmpack_module_metadata_count(const vmpack_module_t *module) {
 vmpack_status_t
 vmpack_module_metadata_entry(const vmpack_module_t *module, size_t index,
                              vmpack_metadata_entry_t *out_entry) {
-  if (!module || !out_entry)
-    return invalid("vmpack_module_metadata_entry", "null argument");
-  const std::vector<MetadataEntry> &all = metadataOf(*module);
-  if (index >= all.size())
-    return fail(VMPACK_ERROR_OUT_OF_RANGE,
-                "metadata index " + std::to_string(index) + " >= count " +
-                    std::to_string(all.size()));
-  const MetadataEntry &e = all[index];
-  out_entry->key = e.key.c_str();
-  out_entry->key_length = e.key.size();
-  out_entry->value = e.value.c_str();
-  out_entry->value_length = e.value.size();
-  out_entry->value_type = e.type.c_str();
-  return VMPACK_OK;
+  return guarded("vmpack_module_metadata_entry", [&]() -> vmpack_status_t {
+    if (!module || !out_entry)
+      return invalid("vmpack_module_metadata_entry", "null argument");
+    const std::vector<MetadataEntry> &all = metadataOf(*module);
+    if (index >= all.size())
+      return fail(VMPACK_ERROR_OUT_OF_RANGE,
+                  "metadata index " + std::to_string(index) + " >= count " +
+                      std::to_string(all.size()));
+    const MetadataEntry &e = all[index];
+    out_entry->key = e.key.c_str();
+    out_entry->key_length = e.key.size();
+    out_entry->value = e.value.c_str();
+    out_entry->value_length = e.value.size();
+    out_entry->value_type = e.type.c_str();
+    return VMPACK_OK;
+  });
 }
 
 vmpack_status_t vmpack_module_find_metadata(const vmpack_module_t *module,
                                             const char *key, size_t key_length,
                                             size_t *out_index) {
-  if (!module || (!key && key_length) || !out_index)
-    return invalid("vmpack_module_find_metadata", "null argument");
-  std::string_view wanted(key ? key : "", key_length);
-  const std::vector<MetadataEntry> &all = metadataOf(*module);
-  for (size_t i = 0; i < all.size(); ++i) {
-    if (all[i].key == wanted) {
-      *out_index = i;
-      return VMPACK_OK;
+  return guarded("vmpack_module_find_metadata", [&]() -> vmpack_status_t {
+    if (!module || (!key && key_length) || !out_index)
+      return invalid("vmpack_module_find_metadata", "null argument");
+    std::string_view wanted(key ? key : "", key_length);
+    const std::vector<MetadataEntry> &all = metadataOf(*module);
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (all[i].key == wanted) {
+        *out_index = i;
+        return VMPACK_OK;
+      }
     }
-  }
-  return fail(VMPACK_ERROR_NOT_FOUND,
-              "no metadata key '" + printableName(wanted) + "'");
+    return fail(VMPACK_ERROR_NOT_FOUND,
+                "no metadata key '" + printableName(wanted) + "'");
+  });
 }
 
 } // extern "C"

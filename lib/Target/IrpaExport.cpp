@@ -295,7 +295,7 @@ mlir::vmpack_compiler::exportParameters(ModuleOp module, StringRef outputPath,
       if (options.cancelled && *options.cancelled) {
         std::lock_guard<std::mutex> lock(errorMutex);
         if (firstError.isOk())
-          firstError = formats::Status::error("interrupted");
+          firstError = formats::Status::internalError("interrupted");
         return;
       }
       formats::Status st = writeChunk(**writer, plans[chunks[i].plan],

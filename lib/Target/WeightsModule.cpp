@@ -61,9 +61,9 @@ public:
       return s;
     void *p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED)
-      return Status::error("cannot map a scratch file of " +
-                           std::to_string(bytes) + " bytes beside '" + beside +
-                           "': " + std::strerror(errno));
+      return Status::ioError("cannot map a scratch file of " +
+                             std::to_string(bytes) + " bytes beside '" +
+                             beside + "': " + std::strerror(errno));
     map = static_cast<uint8_t *>(p);
     size = bytes;
     return Status::ok();
@@ -97,7 +97,7 @@ Status mlir::vmpack_compiler::writeWeightsModule(
     const formats::StringMetadata &metadata,
     const WeightsModuleOptions &options) {
   if (!isPowerOfTwo(options.alignment))
-    return Status::error("the blob alignment must be a power of two");
+    return Status::invalidArgument("the blob alignment must be a power of two");
   MLIRContext context(MLIRContext::Threading::DISABLED);
   context.loadDialect<ml_program::MLProgramDialect, VMPackDialect>();
   std::string diagnostic;
@@ -132,7 +132,8 @@ Status mlir::vmpack_compiler::writeWeightsModule(
   for (size_t i = 0; i < tensors.size(); ++i) {
     const formats::TensorInfo &t = tensors[i].info;
     if (t.name.empty())
-      return Status::error("a tensor without a name cannot be an MLIR symbol");
+      return Status::invalidArgument(
+          "a tensor without a name cannot be an MLIR symbol");
     Plan &plan = plans[i];
     if (t.isOpaque()) {
       plan.type = RankedTensorType::get({int64_t(t.length)}, byteType);
@@ -141,14 +142,15 @@ Status mlir::vmpack_compiler::writeWeightsModule(
     } else {
       Type element = getMlirElementType(t.elementType, &context);
       if (!element)
-        return Status::error("tensor '" + t.name + "': " +
-                             formats::tensorTypeString(t.elementType, t.shape) +
-                             " has no MLIR type");
+        return Status::invalidArgument(
+            "tensor '" + t.name +
+            "': " + formats::tensorTypeString(t.elementType, t.shape) +
+            " has no MLIR type");
       plan.type = RankedTensorType::get(t.shape, element);
       std::optional<uint64_t> size =
           formats::storedSize(t.elementType, t.shape, Encoding::Byte);
       if (!size)
-        return Status::error("tensor '" + t.name + "' is too large");
+        return Status::invalidArgument("tensor '" + t.name + "' is too large");
       plan.blobSize = *size;
       plan.inPlace = !tensors[i].produce && t.encoding == Encoding::Byte;
     }
@@ -183,7 +185,7 @@ Status mlir::vmpack_compiler::writeWeightsModule(
           t.isOpaque() ? std::optional<uint64_t>(t.length)
                        : formats::storedSize(t.elementType, t.shape, storage);
       if (!size)
-        return Status::error("tensor '" + t.name + "' is too large");
+        return Status::invalidArgument("tensor '" + t.name + "' is too large");
       std::vector<char> bytes(*size);
       if (Status s = formats::forEachTensorChunk(
               source, storage,
@@ -195,8 +197,9 @@ Status mlir::vmpack_compiler::writeWeightsModule(
         return s;
       bool splat = false;
       if (!DenseElementsAttr::isValidRawBuffer(plan.type, bytes, splat))
-        return Status::error("tensor '" + t.name +
-                             "': its bytes do not form a dense<...> value");
+        return Status::invalidArgument(
+            "tensor '" + t.name +
+            "': its bytes do not form a dense<...> value");
       value = DenseElementsAttr::getFromRawBuffer(plan.type, bytes);
     } else {
       const char *data;
@@ -233,7 +236,7 @@ Status mlir::vmpack_compiler::writeWeightsModule(
     }
   }
   if (failed(verify(*module)))
-    return Status::error("the MLIR module is not valid: " + diagnostic);
+    return Status::internalError("the MLIR module is not valid: " + diagnostic);
 
   int fd = -1;
   std::string temp;
@@ -247,7 +250,7 @@ Status mlir::vmpack_compiler::writeWeightsModule(
       if (failed(writeBytecodeToFile(*module, os, config))) {
         ::close(fd);
         ::unlink(temp.c_str());
-        return Status::error("cannot write MLIR bytecode: " + diagnostic);
+        return Status::ioError("cannot write MLIR bytecode: " + diagnostic);
       }
     } else {
       module->print(os);
@@ -259,7 +262,7 @@ Status mlir::vmpack_compiler::writeWeightsModule(
       os.clear_error();
       ::close(fd);
       ::unlink(temp.c_str());
-      return Status::error("writing '" + temp + "': " + message);
+      return Status::ioError("writing '" + temp + "': " + message);
     }
   }
   bool renamed = false;

@@ -466,7 +466,8 @@ def read_everything(m):
 @pytest.mark.parametrize("kind", ["safetensors", "gguf"])
 def test_every_byte_change_and_truncation(tmp_path, kind):
     """No checksums: a changed byte either breaks the structure
-    (FormatError) or the file opens and reads within its bounds."""
+    (FormatError; UnsupportedError for a changed GGUF version or byte
+    order) or the file opens and reads within its bounds."""
     if kind == "gguf":
         tensors = {"a": (0, (3,), np.arange(3, dtype="<f4").tobytes()),
                    "q": (GGML_Q4_0, (32,), bytes(range(18)))}
@@ -492,6 +493,9 @@ def test_every_byte_change_and_truncation(tmp_path, kind):
                     read_everything(m)
             except vmpack.FormatError as e:
                 assert str(e)
+                rejected += 1
+            except vmpack.UnsupportedError as e:
+                assert kind == "gguf" and "GGUF" in str(e), str(e)
                 rejected += 1
     assert rejected > 0
     with vmpack.load(good) as m:

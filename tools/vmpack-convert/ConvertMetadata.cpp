@@ -11,7 +11,7 @@ Status MetadataMerger::addStrings(const StringMetadata &metadata,
                                   const std::string &path) {
   StatusOr<GgufMetadata> typed = stringMetadataToGguf(metadata);
   if (!typed)
-    return Status::error("'" + path + "': " + typed.status().message());
+    return typed.status().withContext("'" + path + "': ");
   return addGguf(*typed, path);
 }
 
@@ -24,8 +24,9 @@ Status MetadataMerger::addGguf(const GgufMetadata &metadata,
       continue;
     }
     if (!(all[it->second.first].value == kv.value))
-      return Status::error("metadata key '" + kv.key + "' differs between '" +
-                           it->second.second + "' and '" + path + "'");
+      return Status::invalidArgument("metadata key '" + kv.key +
+                                     "' differs between '" + it->second.second +
+                                     "' and '" + path + "'");
   }
   return Status::ok();
 }

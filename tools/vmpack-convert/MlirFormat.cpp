@@ -56,13 +56,14 @@ vmpack::convert::openMlirInput(const std::string &path) {
   input->module = mlir::vmpack_compiler::parseInputFile(
       path, input->sourceMgr, &input->context, input->zeroCopy, error);
   if (!input->module)
-    return Status::error("'" + path + "': " +
-                         (error.empty() ? "not a valid MLIR module" : error));
+    return Status::formatError(
+        "'" + path +
+        "': " + (error.empty() ? "not a valid MLIR module" : error));
   mlir::FailureOr<mlir::SmallVector<mlir::vmpack_compiler::ConstantInfo>>
       constants = mlir::vmpack_compiler::collectConstants(*input->module,
                                                           &input->zeroCopy);
   if (mlir::failed(constants))
-    return Status::error("'" + path + "': its constants cannot be read");
+    return Status::formatError("'" + path + "': its constants cannot be read");
   input->constants = std::move(*constants);
   const llvm::MemoryBuffer *buffer = input->sourceMgr->getMemoryBuffer(1);
   input->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -70,7 +71,7 @@ vmpack::convert::openMlirInput(const std::string &path) {
       mlir::vmpack_compiler::getModuleTensors(*input->module, input->constants,
                                               buffer->getBuffer(), input->fd);
   if (mlir::failed(tensors))
-    return Status::error("'" + path + "': its constants cannot be read");
+    return Status::formatError("'" + path + "': its constants cannot be read");
   input->tensors = std::move(tensors->tensors);
   input->metadata = std::move(tensors->metadata);
   return std::unique_ptr<MlirInput>(std::move(input));

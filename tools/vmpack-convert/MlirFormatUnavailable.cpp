@@ -8,11 +8,12 @@ using namespace vmpack::convert;
 using formats::Status;
 
 static Status unavailable(const std::string &path) {
-  return Status::error("'" + path +
-                       "': this vmpack-convert was built without MLIR "
-                       "(VMPACK_ENABLE_MLIR=OFF), so it cannot read or write "
-                       ".mlir and .mlirbc files; rebuild with "
-                       "-DVMPACK_ENABLE_MLIR=ON");
+  return Status::unsupported(
+      "'" + path +
+      "': this vmpack-convert was built without MLIR "
+      "(VMPACK_ENABLE_MLIR=OFF), so it cannot read or write "
+      ".mlir and .mlirbc files; rebuild with "
+      "-DVMPACK_ENABLE_MLIR=ON");
 }
 
 formats::StatusOr<std::unique_ptr<MlirInput>>

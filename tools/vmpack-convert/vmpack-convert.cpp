@@ -210,8 +210,9 @@ int main(int argc, char **argv) {
       for (TensorSource &s : parts) {
         auto [it, added] = owner.emplace(s.info.name, path);
         if (!added)
-          return Status::error("tensor '" + s.info.name + "' is in both '" +
-                               it->second + "' and '" + path + "'");
+          return Status::invalidArgument("tensor '" + s.info.name +
+                                         "' is in both '" + it->second +
+                                         "' and '" + path + "'");
         tensors.push_back(std::move(s));
       }
     }

@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
   }
   std::string kind = argv[1];
   std::vector<OwnedTensor> tensors = sampleTensors();
-  Status s = Status::error("unknown kind '" + kind + "'");
+  Status s = Status::invalidArgument("unknown kind '" + kind + "'");
   GgufMetadata meta = {{"general.name", GgufValue::string("vmpack sample")}};
   if (kind == "extra") {
     std::vector<OwnedTensor> extra = {

@@ -3,8 +3,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The archive layer reports failures as values: a Status is "ok" or carries a
-// message that says what went wrong, where, and (when it helps) what to do.
-// StatusOr<T> is a T or a failed Status. Neither throws.
+// message that says what went wrong, where, and (when it helps) what to do,
+// and a StatusCode that says what kind of failure it is. StatusOr<T> is a T
+// or a failed Status. Neither throws; both are [[nodiscard]].
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,36 +19,94 @@
 
 namespace vmpack::archive {
 
-class Status {
+/// What kind of failure a Status reports, as `iree_status_code_t` does for
+/// IREE. The values equal the C API's `vmpack_status_t` ones (Runtime.cpp
+/// static_asserts it), so the C API maps a code by value, in one place.
+enum class StatusCode : int {
+  Ok = 0,
+  InvalidArgument = 1, ///< the caller's mistake: a bad option, name, buffer
+  Io = 2,              ///< the operating system refused: open, read, write
+  Format = 3,          ///< the input is not a valid file of its format
+  Checksum = 4,        ///< stored bytes do not match their checksum
+  NotFound = 5,        ///< no such name
+  OutOfRange = 6,      ///< an index or range beyond what exists
+  Unsupported = 7,     ///< valid, but beyond what this build handles
+  BufferTooSmall = 8,  ///< the caller's buffer cannot hold the result
+  OutOfMemory = 9,     ///< an allocation failed
+  Internal = 10,       ///< a broken invariant of vmpack itself
+};
+
+/// A fixed name for a code ("format", "io", ...), for messages and tests.
+const char *statusCodeName(StatusCode code);
+
+class [[nodiscard]] Status {
 public:
   static Status ok() { return Status(); }
-  static Status error(std::string msg) {
+  /// `code` must not be StatusCode::Ok.
+  static Status error(StatusCode code, std::string msg) {
+    assert(code != StatusCode::Ok && "an error needs an error code");
     Status s;
-    s.failed = true;
+    s.statusCode = code == StatusCode::Ok ? StatusCode::Internal : code;
     s.msg = std::move(msg);
     return s;
   }
+  /// Code not named: a format error, which is what the C API reported for
+  /// such failures before codes existed. Name the code instead.
+  [[deprecated("name the StatusCode: Status::formatError, ioError, "
+               "invalidArgument, ...")]] static Status
+  error(std::string msg) {
+    return error(StatusCode::Format, std::move(msg));
+  }
+  static Status invalidArgument(std::string msg) {
+    return error(StatusCode::InvalidArgument, std::move(msg));
+  }
+  static Status ioError(std::string msg) {
+    return error(StatusCode::Io, std::move(msg));
+  }
+  static Status formatError(std::string msg) {
+    return error(StatusCode::Format, std::move(msg));
+  }
+  static Status checksumError(std::string msg) {
+    return error(StatusCode::Checksum, std::move(msg));
+  }
+  static Status unsupported(std::string msg) {
+    return error(StatusCode::Unsupported, std::move(msg));
+  }
+  static Status outOfMemory(std::string msg) {
+    return error(StatusCode::OutOfMemory, std::move(msg));
+  }
+  static Status internalError(std::string msg) {
+    return error(StatusCode::Internal, std::move(msg));
+  }
 
-  bool isOk() const { return !failed; }
+  bool isOk() const { return statusCode == StatusCode::Ok; }
   /// True if ok, so that `if (Status s = f(); !s) return s;` reads naturally.
   explicit operator bool() const { return isOk(); }
+  StatusCode code() const { return statusCode; }
   /// Empty when ok.
   const std::string &message() const { return msg; }
+  /// The same failure, its message preceded by `context` (e.g. a file name
+  /// and ": "); an ok Status stays ok.
+  Status withContext(const std::string &context) const {
+    if (isOk())
+      return *this;
+    return error(statusCode, context + msg);
+  }
 
 private:
   Status() = default;
-  bool failed = false;
+  StatusCode statusCode = StatusCode::Ok;
   std::string msg;
 };
 
-template <typename T> class StatusOr {
+template <typename T> class [[nodiscard]] StatusOr {
 public:
   StatusOr(T value) : st(Status::ok()), val(std::move(value)) {}
   /// `status` must not be ok: a StatusOr that is ok always holds a value.
   StatusOr(Status status) : st(std::move(status)) {
     assert(!st.isOk() && "StatusOr constructed from an ok Status");
     if (st.isOk())
-      st = Status::error("internal error: ok Status without a value");
+      st = Status::internalError("ok Status without a value");
   }
 
   bool isOk() const { return st.isOk(); }
