@@ -36,10 +36,39 @@ using vmpack::runtime::ForeignContainer;
 using vmpack::runtime::ForeignFile;
 using vmpack::runtime::MetadataEntry;
 
-static_assert(VMPACK_ENCODING_PACKED == int(Encoding::Packed) &&
-                  VMPACK_ENCODING_WORD == int(Encoding::Word) &&
-                  VMPACK_ENCODING_BYTE == int(Encoding::Byte),
-              "vmpack_encoding_t follows vmpack::Encoding");
+// vmpack.h repeats the C++ enums in C; the values are the ones module
+// indexes store (docs/format.md), and Runtime.cpp passes them by value.
+#define VMPACK_SAME_VALUE(C, CXX)                                              \
+  static_assert(int(C) == int(CXX), #C " follows " #CXX)
+VMPACK_SAME_VALUE(VMPACK_ENCODING_PACKED, Encoding::Packed);
+VMPACK_SAME_VALUE(VMPACK_ENCODING_WORD, Encoding::Word);
+VMPACK_SAME_VALUE(VMPACK_ENCODING_BYTE, Encoding::Byte);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_SIGNLESS_INT, ScalarKind::SignlessInt);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_SIGNED_INT, ScalarKind::SignedInt);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_UNSIGNED_INT, ScalarKind::UnsignedInt);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_INDEX, ScalarKind::Index);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F4E2M1FN, ScalarKind::F4E2M1FN);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F6E2M3FN, ScalarKind::F6E2M3FN);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F6E3M2FN, ScalarKind::F6E3M2FN);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F8E5M2, ScalarKind::F8E5M2);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F8E4M3, ScalarKind::F8E4M3);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F8E4M3FN, ScalarKind::F8E4M3FN);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F8E5M2FNUZ, ScalarKind::F8E5M2FNUZ);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F8E4M3FNUZ, ScalarKind::F8E4M3FNUZ);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F8E4M3B11FNUZ, ScalarKind::F8E4M3B11FNUZ);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F8E3M4, ScalarKind::F8E3M4);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F8E8M0FNU, ScalarKind::F8E8M0FNU);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_BF16, ScalarKind::BF16);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F16, ScalarKind::F16);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_TF32, ScalarKind::TF32);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F32, ScalarKind::F32);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F64, ScalarKind::F64);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F80, ScalarKind::F80);
+VMPACK_SAME_VALUE(VMPACK_SCALAR_F128, ScalarKind::F128);
+VMPACK_SAME_VALUE(VMPACK_SOURCE_DENSE, SourceKind::Dense);
+VMPACK_SAME_VALUE(VMPACK_SOURCE_DENSE_RESOURCE, SourceKind::DenseResource);
+VMPACK_SAME_VALUE(VMPACK_SOURCE_PACKED_RESOURCE, SourceKind::PackedResource);
+#undef VMPACK_SAME_VALUE
 
 // vmpack_status_t and archive::StatusCode have the same values, so a code
 // maps to the C API by value (toCStatus), in this one place.
