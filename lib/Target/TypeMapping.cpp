@@ -1,20 +1,20 @@
 //===- TypeMapping.cpp - MLIR types to vmpack element types ---------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The packing library names element types exactly as MLIR prints them
-// (i4, si3, index, f8E4M3FN, bf16, complex<f16>, ...), so the mapping goes
-// through that spelling and the list of types lives in one place,
-// lib/Pack/ElementType.cpp. Quantized types are stored as their storage
-// type.
+// Quantized types are stored as their storage type; every builtin type
+// goes through the dialect's getPackedElement, the one mapping from MLIR
+// types to the element model (unittests/Target/TypeMappingTest.cpp checks
+// it against MLIR's spelling of each type).
 //
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/Target/TypeMapping.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "vmpack/Dialect/VMPack/PackedLayout.h"
+
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
@@ -32,12 +32,7 @@ mlir::vmpack_compiler::getPackElementType(Type elementType) {
                                  false};
     return getPackElementType(storage);
   }
-  if (!elementType.isIntOrIndexOrFloat() && !isa<ComplexType>(elementType))
-    return std::nullopt;
-  std::string spelling;
-  llvm::raw_string_ostream os(spelling);
-  elementType.print(os);
-  return vmpack::parseElementType(os.str());
+  return getPackedElement(elementType);
 }
 
 Type mlir::vmpack_compiler::getMlirElementType(const vmpack::ElementType &type,

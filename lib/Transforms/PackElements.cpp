@@ -35,17 +35,17 @@ bool mlir::vmpack_compiler::isPackableElementsAttr(Attribute value) {
 /// Packs a splat: expands `element` (one element in MLIR storage) into a
 /// chunk, packs the chunk once and repeats its bytes, so memory stays
 /// bounded by the chunk whatever the tensor's size.
-static void packSplat(ArrayRef<char> element, PackedElement layout,
+static void packSplat(ArrayRef<char> element, vmpack::ElementType layout,
                       uint64_t numElements, MutableArrayRef<char> out) {
-  uint32_t width = layout.bitWidth;
+  uint32_t width = layout.scalarBits();
   uint64_t chunk = std::min(numElements, kSplatChunkElements);
-  uint64_t chunkScalars = chunk * layout.scalarsPerElement;
+  uint64_t chunkScalars = chunk * layout.scalarsPerElement();
 
   // The chunk's scalars in `byte` layout; a chunk holds whole elements, so
   // it starts with a real part.
   std::vector<uint8_t> source(chunkScalars * ((width + 7) / 8));
   vmpack::expandMlirSplat(reinterpret_cast<const uint8_t *>(element.data()),
-                          width, layout.scalarsPerElement == 2, 0, chunkScalars,
+                          width, layout.isComplex, 0, chunkScalars,
                           source.data());
   constexpr vmpack::Encoding storage = vmpack::Encoding::Byte;
 
@@ -58,18 +58,19 @@ static void packSplat(ArrayRef<char> element, PackedElement layout,
   if (uint64_t tail = numElements - fullChunks * chunk)
     vmpack::convert(storage, vmpack::Encoding::Packed, width, source.data(),
                     out.data() + fullChunks * chunkBytes,
-                    tail * layout.scalarsPerElement);
+                    tail * layout.scalarsPerElement());
 }
 
 FailureOr<AsmResourceBlob>
 mlir::vmpack_compiler::packElements(ElementsAttr value, Location loc) {
   auto type = cast<ShapedType>(value.getType());
-  std::optional<PackedElement> layout = getPackedElement(type.getElementType());
+  std::optional<vmpack::ElementType> layout =
+      getPackedElement(type.getElementType());
   std::optional<uint64_t> numScalars = getNumScalars(type);
   std::optional<int64_t> packedBytes = getPackedByteSize(type);
   if (!layout || !numScalars || !packedBytes)
     return emitError(loc) << "cannot pack constant of type " << type;
-  uint32_t width = layout->bitWidth;
+  uint32_t width = layout->scalarBits();
   vmpack::Encoding storage = getMlirStorageEncoding(*layout);
   uint64_t storageBytes = *vmpack::encodedSize(storage, width, *numScalars);
 

@@ -12,6 +12,7 @@
 #ifndef VMPACK_DIALECT_VMPACK_PACKEDLAYOUT_H
 #define VMPACK_DIALECT_VMPACK_PACKEDLAYOUT_H
 
+#include "vmpack/Pack/ElementType.h"
 #include "vmpack/Pack/Encoding.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -21,23 +22,18 @@
 
 namespace mlir::vmpack_compiler {
 
-/// An MLIR element type as docs/packing.md sees it.
-struct PackedElement {
-  /// W: bits of one scalar.
-  uint32_t bitWidth;
-  /// 1, or 2 for complex<T>.
-  unsigned scalarsPerElement;
-};
-
-/// The packing model of `elementType` (integers, index, every float type,
-/// complex of those), or nullopt for anything else.
-std::optional<PackedElement> getPackedElement(Type elementType);
+/// The element model (docs/packing.md) of a builtin element type: signless,
+/// signed and unsigned integers, index, every float type of MLIR 22, and
+/// complex of those; nullopt for anything else. This is the one mapping from
+/// MLIR types to vmpack::ElementType: Target's getPackElementType adds
+/// quantized types on top of it.
+std::optional<vmpack::ElementType> getPackedElement(Type elementType);
 
 /// How MLIR 22 holds elements of this kind in a DenseElementsAttr:
 /// vmpack::mlirStorageEncoding(W) for scalars, but `byte` for complex
 /// elements, because MLIR rounds each half of a complex up to whole bytes
 /// (complex<i1> takes two bytes, not two bits).
-vmpack::Encoding getMlirStorageEncoding(PackedElement element);
+vmpack::Encoding getMlirStorageEncoding(const vmpack::ElementType &element);
 
 /// Whether `elementType` is packable and its W is not a multiple of 8: the
 /// types whose MLIR storage wastes bits.
