@@ -683,6 +683,9 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
                                       size_t index, uint64_t first,
                                       uint64_t count, vmpack_dtype_t dtype,
                                       void *dst, size_t dst_size) {
+  // A C caller can pass any int as the enum; read it as one.
+  int dtypeValue;
+  std::memcpy(&dtypeValue, &dtype, sizeof(int));
   return guarded("vmpack_segment_unpack", [&]() -> vmpack_status_t {
     if (!module || (!dst && count))
       return invalid("vmpack_segment_unpack", "null argument");
@@ -722,7 +725,7 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
                       std::to_string(first) + ", +" + std::to_string(count) +
                       ") exceed its " + std::to_string(numElements));
     unsigned dstBytes;
-    switch (dtype) {
+    switch (dtypeValue) {
     case VMPACK_DTYPE_INT8:
       dstBytes = 1;
       break;
@@ -754,7 +757,7 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
     const ScalarType &scalar = type.scalar;
     const uint8_t *src = data;
     Encoding encoding = effectiveEncoding(type, storedEncoding);
-    if (dtype == VMPACK_DTYPE_FLOAT32) {
+    if (dtypeValue == VMPACK_DTYPE_FLOAT32) {
       if (!scalar.isFloat() || !floatFormat(scalar.kind))
         return fail(VMPACK_ERROR_UNSUPPORTED,
                     "segment '" + printableName(name) + "': " + toString(type) +
