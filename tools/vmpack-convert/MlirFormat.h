@@ -47,7 +47,7 @@ openMlirInput(const std::string &path);
 struct MlirOutputOptions {
   MlirFormat format = MlirFormat::Bytecode;
   bool dense = false;
-  uint32_t alignment = 64;
+  uint32_t alignment = 16;
   std::string moduleName;
 };
 

@@ -65,7 +65,7 @@ const char *kUsage =
     "  --to=FORMAT         write OUT as FORMAT instead of by extension\n"
     "  --alignment=N       .vmpk segment alignment (default 64), GGUF\n"
     "                      general.alignment (default: the input's, else 32)\n"
-    "                      or MLIR blob alignment (default 64)\n"
+    "                      or MLIR blob alignment (default 16)\n"
     "  --dense             MLIR: dense<...> values instead of dense_resource\n"
     "                      blobs\n"
     "  --module-name=NAME  the .vmpk module name (default: OUT's file name)\n"
@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
     convert::MlirOutputOptions options;
     options.format = *to.mlir;
     options.dense = dense;
-    options.alignment = alignment ? *alignment : 64;
+    options.alignment = alignment ? *alignment : 16;
     options.moduleName = moduleName;
     written = convert::writeMlirOutput(output, tensors, strings, options);
   } else {

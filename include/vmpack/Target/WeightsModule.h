@@ -42,8 +42,11 @@ struct WeightsModuleOptions {
   bool bytecode = true;
   /// dense<...> attributes instead of dense_resource blobs.
   bool dense = false;
-  /// Alignment recorded for every blob (a power of two).
-  uint32_t alignment = 64;
+  /// Alignment recorded for every blob (a power of two). 16 by default:
+  /// MLIR's bytecode reader fails unless the buffer holding the file is
+  /// aligned like the resource section, and `mlir-opt` reads small files
+  /// into heap buffers that malloc aligns to 16 bytes only.
+  uint32_t alignment = 16;
   /// The module's symbol name; none when empty.
   std::string moduleName;
   std::string producer = "vmpack";
