@@ -11,6 +11,8 @@
 
 #include "vmpack/Formats/Safetensors.h"
 
+#include "BoundedJson.h"
+
 #include "vmpack/Formats/OutputFile.h"
 #include "vmpack/Formats/TypeTable.h"
 
@@ -32,81 +34,21 @@ namespace {
 constexpr uint64_t kLengthBytes = 8;
 constexpr std::string_view kMetadataKey = "__metadata__";
 
-/// Thrown by the parser callback; caught in parseHeader.
-struct HeaderLimitError {
-  std::string message;
-};
-
-/// Names in messages: quoted, with control characters escaped, truncated.
-std::string quoteName(std::string_view name) {
-  std::string out = "'";
-  for (size_t i = 0; i < name.size() && i < 200; ++i) {
-    unsigned char c = static_cast<unsigned char>(name[i]);
-    if (c < 0x20 || c == 0x7f) {
-      static const char hex[] = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += char(c);
-    }
-  }
-  if (name.size() > 200)
-    out += "...";
-  return out + "'";
-}
-
 /// Parses the header. `metadataOrder` receives the keys of __metadata__ in
 /// file order (the parsed object sorts them).
 StatusOr<json> parseHeader(const uint8_t *text, size_t size,
                            const SafetensorsLimits &limits,
                            std::vector<std::string> &metadataOrder) {
-  std::vector<std::set<std::string>> keys;
   bool inMetadata = false;
-  json::parser_callback_t callback = [&](int depth, json::parse_event_t event,
-                                         json &parsed) -> bool {
-    switch (event) {
-    case json::parse_event_t::object_start:
-    case json::parse_event_t::array_start:
-      // `depth` counts the containers already open.
-      if (unsigned(depth) + 1 > limits.maxDepth)
-        throw HeaderLimitError{"the JSON header nests deeper than " +
-                               std::to_string(limits.maxDepth) + " levels"};
-      if (event == json::parse_event_t::object_start)
-        keys.emplace_back();
-      else
-        keys.emplace_back(); // arrays hold no keys; keeps the stack aligned
-      break;
-    case json::parse_event_t::object_end:
-    case json::parse_event_t::array_end:
-      if (!keys.empty())
-        keys.pop_back();
-      break;
-    case json::parse_event_t::key:
-      // `depth` counts the objects open: 1 for the header's own keys.
-      if (depth == 1)
-        inMetadata = parsed.get_ref<const std::string &>() == kMetadataKey;
-      else if (depth == 2 && inMetadata)
-        metadataOrder.push_back(parsed.get<std::string>());
-      if (!keys.empty() &&
-          !keys.back().insert(parsed.get<std::string>()).second)
-        throw HeaderLimitError{"the JSON header repeats the key " +
-                               quoteName(parsed.get<std::string>())};
-      break;
-    case json::parse_event_t::value:
-      break;
-    }
-    return true;
+  auto onKey = [&](int depth, const std::string &key) {
+    // `depth` counts the objects open: 1 for the header's own keys.
+    if (depth == 1)
+      inMetadata = key == kMetadataKey;
+    else if (depth == 2 && inMetadata)
+      metadataOrder.push_back(key);
   };
-  try {
-    return json::parse(text, text + size, callback, /*allow_exceptions=*/true,
-                       /*ignore_comments=*/false);
-  } catch (const HeaderLimitError &e) {
-    return Status::formatError(e.message);
-  } catch (const json::exception &e) {
-    return Status::formatError(
-        std::string("the JSON header is not valid JSON: ") + e.what());
-  }
+  return parseBoundedJson(text, size, limits.maxDepth, "the JSON header",
+                          onKey);
 }
 
 /// A JSON number that is a non-negative integer.

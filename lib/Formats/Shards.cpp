@@ -9,6 +9,8 @@
 
 #include "vmpack/Formats/Shards.h"
 
+#include "BoundedJson.h"
+
 #include "vmpack/Archive/MappedFile.h"
 #include "vmpack/Formats/OutputFile.h"
 
@@ -36,21 +38,6 @@ bool endsWith(std::string_view s, std::string_view suffix) {
 }
 
 /// Names in messages: quoted, control characters escaped, truncated.
-std::string shownName(std::string_view name) {
-  std::string out = "'";
-  for (size_t i = 0; i < name.size() && i < 200; ++i) {
-    unsigned char c = static_cast<unsigned char>(name[i]);
-    if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += char(c);
-    }
-  }
-  return out + (name.size() > 200 ? "...'" : "'");
-}
-
 std::string dirOf(const std::string &path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
@@ -65,10 +52,6 @@ bool exists(const std::string &path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;
 }
-
-struct IndexLimitError {
-  std::string message;
-};
 
 } // namespace
 
@@ -183,42 +166,11 @@ vmpack::formats::readSafetensorsIndex(const uint8_t *data, size_t size,
     return fail("the file is " + std::to_string(size) +
                 " bytes, more than the limit of " +
                 std::to_string(limits.maxBytes));
-  std::vector<std::set<std::string>> keys;
-  json::parser_callback_t callback = [&](int depth, json::parse_event_t event,
-                                         json &parsed) -> bool {
-    switch (event) {
-    case json::parse_event_t::object_start:
-    case json::parse_event_t::array_start:
-      if (unsigned(depth) + 1 > limits.maxDepth)
-        throw IndexLimitError{"the JSON nests deeper than " +
-                              std::to_string(limits.maxDepth) + " levels"};
-      keys.emplace_back();
-      break;
-    case json::parse_event_t::object_end:
-    case json::parse_event_t::array_end:
-      if (!keys.empty())
-        keys.pop_back();
-      break;
-    case json::parse_event_t::key:
-      if (!keys.empty() &&
-          !keys.back().insert(parsed.get<std::string>()).second)
-        throw IndexLimitError{"the JSON repeats the key " +
-                              shownName(parsed.get<std::string>())};
-      break;
-    case json::parse_event_t::value:
-      break;
-    }
-    return true;
-  };
-  json root;
-  try {
-    root = json::parse(data, data + size, callback, /*allow_exceptions=*/true,
-                       /*ignore_comments=*/false);
-  } catch (const IndexLimitError &e) {
-    return fail(e.message);
-  } catch (const json::exception &e) {
-    return fail(std::string("not valid JSON: ") + e.what());
-  }
+  StatusOr<json> parsed =
+      parseBoundedJson(data, size, limits.maxDepth, "the JSON");
+  if (!parsed)
+    return fail(parsed.status().message());
+  json root = std::move(*parsed);
   if (!root.is_object())
     return fail("not a JSON object");
   SafetensorsIndex index;
@@ -245,7 +197,7 @@ vmpack::formats::readSafetensorsIndex(const uint8_t *data, size_t size,
   std::set<std::string> files;
   for (auto it = map->begin(); it != map->end(); ++it) {
     if (!it->is_string())
-      return fail("weight_map: tensor " + shownName(it.key()) + " maps to " +
+      return fail("weight_map: tensor " + quoteName(it.key()) + " maps to " +
                   it->dump().substr(0, 100) + ", not a file name");
     const std::string &file = it->get_ref<const std::string &>();
     bool plain = !file.empty() && file.size() <= 255 && file != "." &&
@@ -254,8 +206,8 @@ vmpack::formats::readSafetensorsIndex(const uint8_t *data, size_t size,
     for (char c : file)
       plain &= c != '/' && c != '\\' && (unsigned char)c >= 0x20 && c != 0x7f;
     if (!plain)
-      return fail("weight_map: tensor " + shownName(it.key()) + " maps to " +
-                  shownName(file) +
+      return fail("weight_map: tensor " + quoteName(it.key()) + " maps to " +
+                  quoteName(file) +
                   ", which is not a .safetensors file name in the index's "
                   "directory (no '/', '\\', '..' or control characters)");
     if (files.insert(file).second && files.size() > limits.maxFiles)
@@ -472,11 +424,11 @@ StatusOr<std::optional<VmpkShardKeys>> vmpack::formats::readVmpkShardKeys(
   if (!k || !n || !total || *k == 0 || *k > *n)
     return Status::formatError(
         "the module metadata describes a shard set badly: " +
-        std::string(kVmpkShardNoKey) + " = " + (no ? shownName(*no) : "none") +
+        std::string(kVmpkShardNoKey) + " = " + (no ? quoteName(*no) : "none") +
         ", " + std::string(kVmpkShardCountKey) + " = " +
-        (count ? shownName(*count) : "none") + ", " +
+        (count ? quoteName(*count) : "none") + ", " +
         std::string(kVmpkShardSegmentsKey) + " = " +
-        (segments ? shownName(*segments) : "none") +
+        (segments ? quoteName(*segments) : "none") +
         " (decimal numbers, 1 <= no <= count <= 99999)");
   return std::optional<VmpkShardKeys>(
       VmpkShardKeys{unsigned(*k), unsigned(*n), *total});
@@ -545,7 +497,7 @@ Status checkUnique(const FileList &files) {
     for (const TensorInfo &t : f->tensors) {
       auto [it, added] = seen.emplace(t.name, &f->path);
       if (!added)
-        return Status::formatError("tensor " + shownName(t.name) +
+        return Status::formatError("tensor " + quoteName(t.name) +
                                    " is in both '" + *it->second + "' and '" +
                                    f->path + "'");
     }
@@ -589,7 +541,7 @@ StatusOr<FileList> openSafetensorsIndex(const std::string &indexPath) {
     mapped.emplace(tensor, file);
     if (!inFile[file].count(tensor))
       return Status::formatError("'" + indexPath + "' maps tensor " +
-                                 shownName(tensor) + " to '" + dir + file +
+                                 quoteName(tensor) + " to '" + dir + file +
                                  "', which does not hold it");
   }
   if (Status s = checkUnique(files); !s)
@@ -598,7 +550,7 @@ StatusOr<FileList> openSafetensorsIndex(const std::string &indexPath) {
     for (const TensorInfo &t : f->tensors)
       if (!mapped.count(t.name))
         return Status::formatError("'" + f->path + "' holds tensor " +
-                                   shownName(t.name) + ", which '" + indexPath +
+                                   quoteName(t.name) + ", which '" + indexPath +
                                    "' does not list");
   return files;
 }

@@ -11,6 +11,7 @@
 
 #include "ForeignFormats.h"
 
+#include "vmpack/Formats/GgufValueText.h"
 #include "vmpack/Formats/Safetensors.h"
 #include "vmpack/Formats/TypeTable.h"
 
@@ -29,38 +30,6 @@ constexpr char kGgufMagic[4] = {'G', 'G', 'U', 'F'};
 
 /// The safetensors alignment reported is capped here: a page.
 constexpr uint32_t kMaxReportedAlignment = 4096;
-
-const char *scalarTypeName(GgufType type) {
-  switch (type) {
-  case GgufType::UInt8:
-    return "uint8";
-  case GgufType::Int8:
-    return "int8";
-  case GgufType::UInt16:
-    return "uint16";
-  case GgufType::Int16:
-    return "int16";
-  case GgufType::UInt32:
-    return "uint32";
-  case GgufType::Int32:
-    return "int32";
-  case GgufType::Float32:
-    return "float32";
-  case GgufType::Bool:
-    return "bool";
-  case GgufType::String:
-    return "string";
-  case GgufType::Array:
-    return "array";
-  case GgufType::UInt64:
-    return "uint64";
-  case GgufType::Int64:
-    return "int64";
-  case GgufType::Float64:
-    return "float64";
-  }
-  return "unknown";
-}
 
 /// Non-finite floats as Python's json module reads them.
 void appendFloat(std::string &out, double v, int digits) {
@@ -142,12 +111,6 @@ vmpack::runtime::ggmlForeignTypeName(uint32_t ggmlType) {
   return std::string("ggml.") + traits->name;
 }
 
-std::string vmpack::runtime::ggufTypeName(const GgufValue &value) {
-  if (value.type == GgufType::Array)
-    return std::string("array<") + scalarTypeName(value.elementType) + ">";
-  return scalarTypeName(value.type);
-}
-
 std::string vmpack::runtime::ggufValueText(const GgufValue &value) {
   std::string out;
   if (value.type == GgufType::String)
@@ -222,7 +185,7 @@ ForeignFile::open(ForeignContainer container, const uint8_t *data,
     file->fileAlignment = parsed->alignment;
     for (const GgufKeyValue &kv : parsed->metadata)
       file->entries.push_back(
-          {kv.key, ggufValueText(kv.value), ggufTypeName(kv.value)});
+          {kv.key, ggufValueText(kv.value), formats::ggufTypeName(kv.value)});
   }
   if (Status st = file->describe(); !st)
     return st;

@@ -42,12 +42,12 @@ struct MetadataEntry {
 /// ("ggml.Q4_0"), or nullopt for a number ggml does not define.
 std::optional<std::string> ggmlForeignTypeName(uint32_t ggmlType);
 
-/// GGUF value types by the names the C API gives them ("uint32", "string",
-/// "array<float32>", ...).
-std::string ggufTypeName(const formats::GgufValue &value);
 /// A GGUF value as text (docs: vmpack.h, vmpack_metadata_entry_t): strings
 /// as they are, numbers in decimal (floats with enough digits to read back
-/// exactly), booleans true/false, arrays as JSON arrays.
+/// exactly), booleans true/false, arrays as JSON arrays. This is the C API's
+/// readable form (non-finite floats as NaN/Infinity, which JSON readers such
+/// as Python's accept); the lossless form carried between formats is
+/// formats::encodeGgufValue's. Type names are formats::ggufTypeName's.
 std::string ggufValueText(const formats::GgufValue &value);
 
 enum class ForeignContainer { Safetensors, Gguf };
