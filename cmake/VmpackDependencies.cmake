@@ -65,6 +65,10 @@ if(VMPACK_ENABLE_MLIR)
   include(TableGen)
   include(AddLLVM)
   include(AddMLIR)
+  # add_mlir_doc writes the generated references under
+  # ${MLIR_BINARY_DIR}/docs and hangs them on `mlir-doc`
+  # (MLIRConfig.cmake defines that target).
+  set(MLIR_BINARY_DIR ${PROJECT_BINARY_DIR})
   # Only the MLIR-dependent targets see LLVM/MLIR headers and definitions.
   set(VMPACK_MLIR_INCLUDE_DIRS ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
   separate_arguments(VMPACK_LLVM_DEFINITIONS NATIVE_COMMAND

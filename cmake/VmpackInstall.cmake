@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # `cmake --install BUILD --prefix P`: the tools, the C API header, libvmpack
 # (shared and static, lib/Runtime/CMakeLists.txt), a CMake package
-# (find_package(vmpack) gives vmpack::runtime and vmpack::runtime_static)
-# and vmpack.pc for pkg-config. test/install/ builds a consumer against it.
+# (find_package(vmpack) gives vmpack::runtime and vmpack::runtime_static,
+# and with COMPONENTS compiler vmpack::compiler) and vmpack.pc for
+# pkg-config. With MLIR, also the compiler library libvmpack_compiler.a
+# (lib/CMakeLists.txt) and the C++ headers of every layer.
+# scripts/check-install.sh builds the consumers of test/install/ against it.
 include(CMakePackageConfigHelpers)
 
 set(tools vmpack-dump vmpack-convert)
@@ -12,10 +15,23 @@ endif()
 install(TARGETS ${tools} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/vmpack/vmpack.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/vmpack)
+if(VMPACK_ENABLE_MLIR)
+  # The C++ API: headers, TableGen sources (for dialects that build on
+  # vmpack's) and the .inc files generated from them.
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/vmpack
+    ${PROJECT_BINARY_DIR}/include/vmpack
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+    FILES_MATCHING PATTERN "*.h" PATTERN "*.td" PATTERN "*.inc"
+    PATTERN "CMakeFiles" EXCLUDE)
+endif()
 
 set(VMPACK_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/vmpack)
 install(EXPORT vmpackTargets NAMESPACE vmpack::
   DESTINATION ${VMPACK_CMAKE_DIR})
+if(VMPACK_ENABLE_MLIR)
+  install(EXPORT vmpackCompilerTargets NAMESPACE vmpack::
+    DESTINATION ${VMPACK_CMAKE_DIR})
+endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/vmpackConfig.cmake.in
   ${PROJECT_BINARY_DIR}/vmpackConfig.cmake
   INSTALL_DESTINATION ${VMPACK_CMAKE_DIR})

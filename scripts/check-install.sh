@@ -5,7 +5,9 @@
 # twice: through find_package(vmpack) (shared and static runtime) and
 # through pkg-config. Each consumer opens a module made by the installed
 # vmpack-convert and unpacks a float32 segment; the count and sum must
-# match the source .safetensors file read here with Python.
+# match the source .safetensors file read here with Python. When the build
+# has MLIR, test/install/compiler/ is built against vmpack::compiler too:
+# it packs and writes an i4 constant and reads it back.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: check-install.sh BUILD_DIR}
@@ -66,3 +68,19 @@ $cc -std=c11 -o "$work/pc-consumer-static" "$root/test/install/consumer.c" \
 ldd "$work/pc-consumer-static" | grep -q libvmpack &&
   { echo "check-install: static consumer loads libvmpack.so" >&2; exit 1; }
 check "$work/pc-consumer-static"
+
+# The compiler library, when installed.
+if [ -e "$prefix/include/vmpack/Target/ModuleSerializer.h" ]; then
+  cmake -G Ninja -S "$root/test/install/compiler" -B "$work/compiler" \
+    -DCMAKE_PREFIX_PATH="$prefix" > "$work/compiler.log"
+  cmake --build "$work/compiler" > "$work/compiler-build.log"
+  got=$("$work/compiler/vmpack-compiler-consumer" "$work/c.vmpk")
+  if [ "$got" != "1 -2 3 -4 5 -6 7 " ]; then
+    echo "check-install: vmpack-compiler-consumer printed '$got'" >&2
+    exit 1
+  fi
+  "$prefix/bin/vmpack-dump" "$work/c.vmpk" > "$work/c.dump"
+  grep -q weights "$work/c.dump" ||
+    { echo "check-install: vmpack-dump does not list weights" >&2; exit 1; }
+  echo "check-install: vmpack-compiler-consumer: $got"
+fi

@@ -16,16 +16,17 @@ def PackSubByteConstantsPass
     `dense_resource` blob over a 1-D `tensor<Nxi8>`, keeping the logical
     type:
 
-    - `arith.constant` and `tosa.const` (tensor): become an i8 constant
-      carrying `vmpack.logical_type`, followed by a `vmpack.bitcast` back to
-      the logical type that replaces every use;
-    - `ml_program.global`: its type becomes `tensor<Nxi8>` and it carries
-      `vmpack.logical_type`; every load is followed by a `vmpack.bitcast` to
-      the logical type and every store is preceded by one to the storage
-      type;
-    - `memref.global`: its type becomes `memref<Nxi8>` and it carries
-      `vmpack.logical_type`, but only when no `memref.get_global` uses it:
-      there is no memref form of `vmpack.bitcast`.
+    | op | becomes |
+    |---|---|
+    | `arith.constant` (tensor), `tosa.const` | an i8 constant carrying `vmpack.logical_type`, then a `vmpack.bitcast` to the logical type that replaces every use |
+    | `ml_program.global` | type `tensor<Nxi8>` and `vmpack.logical_type`; each `global_load`, `global_load_const`, `global_load_graph` gets a bitcast to the logical type after it, each `global_store`, `global_store_graph` one to the storage type before it |
+    | `memref.global` | type `memref<Nxi8>` (memory space kept) and `vmpack.logical_type`, only when no `memref.get_global` uses it: there is no memref form of `vmpack.bitcast` |
+
+    Blobs are 16-byte aligned. The payload may be `dense<...>` or
+    `dense_resource<...>` in MLIR's storage layout (for i1 either a bitmask
+    or one byte per element, told apart by size). A missing or `__elided__`
+    blob, or one of the wrong size, is an error at the op and fails the
+    pass, after every such op is reported.
 
     Resource keys are the global's symbol name, or `<function>_cst` for an
     `arith.constant` or `tosa.const`, made unique by MLIR. Constants that
