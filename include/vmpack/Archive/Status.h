@@ -50,13 +50,6 @@ public:
     s.msg = std::move(msg);
     return s;
   }
-  /// Code not named: a format error, which is what the C API reported for
-  /// such failures before codes existed. Name the code instead.
-  [[deprecated("name the StatusCode: Status::formatError, ioError, "
-               "invalidArgument, ...")]] static Status
-  error(std::string msg) {
-    return error(StatusCode::Format, std::move(msg));
-  }
   static Status invalidArgument(std::string msg) {
     return error(StatusCode::InvalidArgument, std::move(msg));
   }
