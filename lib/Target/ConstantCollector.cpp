@@ -3,6 +3,7 @@
 
 #include "vmpack/Target/ConstantCollector.h"
 
+#include "vmpack/Dialect/VMPack/ConstantNames.h"
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Target/TypeMapping.h"
 #include "vmpack/Target/ZeroCopyBytecode.h"
@@ -284,18 +285,9 @@ std::optional<Holder> findSites(Operation *op) {
   return holder;
 }
 
-/// The symbol name an op defines, if any: a `sym_name` string attribute,
-/// inherent, discardable or in the properties of an unregistered op.
-StringRef getDefinedSymbol(Operation *op) {
-  if (auto name =
-          op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
-    return name.getValue();
-  return {};
-}
-
 /// Segment names (docs/compiler.md): an op that defines a symbol gives its
-/// symbol name; any other op `<enclosing symbol>.cst<k>`, k counting that
-/// symbol's constant-holding ops in walk order. An op with more than one
+/// symbol name; any other op `<S>.cst<k>` (ConstantNames.h), k counting
+/// the constant-holding ops of S in walk order. An op with more than one
 /// constant appends each one's attribute path. Collisions get `_<n>`;
 /// names taken from symbols win over derived ones.
 class SegmentNamer {
@@ -310,17 +302,8 @@ public:
   SmallVector<std::string> namesFor(const Holder &holder) {
     std::string base = getDefinedSymbol(holder.op).str();
     bool fromSymbol = !base.empty();
-    if (!fromSymbol) {
-      std::string scope = "module";
-      for (Operation *parent = holder.op->getParentOp(); parent;
-           parent = parent->getParentOp()) {
-        if (StringRef symbol = getDefinedSymbol(parent); !symbol.empty()) {
-          scope = symbol.str();
-          break;
-        }
-      }
-      base = scope + ".cst" + std::to_string(counters[scope]++);
-    }
+    if (!fromSymbol)
+      base = derived.next(holder.op);
     SmallVector<std::string> names;
     for (const FoundSite &site : holder.sites) {
       std::string wanted =
@@ -341,7 +324,7 @@ public:
 private:
   llvm::StringSet<> reserved;
   llvm::StringSet<> taken;
-  llvm::StringMap<unsigned> counters;
+  DerivedConstantNamer derived;
 };
 
 LogicalResult describeConstant(Operation *op, const FoundSite &found,

@@ -10,6 +10,7 @@
 
 #include "vmpack/Transforms/Passes.h"
 
+#include "vmpack/Dialect/VMPack/ConstantNames.h"
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -37,17 +38,6 @@ struct HoistConstantsPass
 
 } // namespace
 
-/// The name of the nearest enclosing named symbol below `symbolTableOp`
-/// (normally the function), or "cst".
-static std::string getGlobalName(Operation *op, Operation *symbolTableOp) {
-  for (Operation *parent = op->getParentOp(); parent && parent != symbolTableOp;
-       parent = parent->getParentOp())
-    if (auto name =
-            parent->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
-      return (name.getValue() + "_cst").str();
-  return "cst";
-}
-
 void HoistConstantsPass::runOnOperation() {
   SmallVector<arith::ConstantOp> constants;
   getOperation()->walk([&](arith::ConstantOp op) {
@@ -64,6 +54,7 @@ void HoistConstantsPass::runOnOperation() {
   // Globals keep the order of their constants: each goes after the last
   // one created in the same symbol table.
   llvm::DenseMap<Operation *, Operation *> lastGlobal;
+  vmpack_compiler::DerivedConstantNamer names;
   for (arith::ConstantOp op : constants) {
     // The global goes into the symbol table closest to the constant; a
     // constant with none above it stays (it cannot name a global).
@@ -79,7 +70,7 @@ void HoistConstantsPass::runOnOperation() {
     else
       builder.setInsertionPointToStart(&symbolTableOp->getRegion(0).front());
     auto global = ml_program::GlobalOp::create(
-        builder, op.getLoc(), getGlobalName(op, symbolTableOp), op.getType(),
+        builder, op.getLoc(), names.next(op), op.getType(),
         /*is_mutable=*/false, op.getValue(), builder.getStringAttr("private"));
     if (Attribute logicalType = op->getAttr(logicalTypeName))
       global->setAttr(logicalTypeName, logicalType);

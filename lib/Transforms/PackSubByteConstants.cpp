@@ -11,6 +11,7 @@
 
 #include "vmpack/Transforms/Passes.h"
 
+#include "vmpack/Dialect/VMPack/ConstantNames.h"
 #include "vmpack/Dialect/VMPack/PackedLayout.h"
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Dialect/VMPack/VMPackOps.h"
@@ -79,8 +80,9 @@ private:
 
   /// A constant op: one tensor result whose type is that of its value
   /// attribute `valueName` (arith.constant's `value`, tosa.const's
-  /// `values`).
-  LogicalResult packConstant(Operation *op, StringRef valueName);
+  /// `values`). Its resource key is the next of `keys`.
+  LogicalResult packConstant(Operation *op, StringRef valueName,
+                             DerivedConstantNamer &keys);
   LogicalResult packGlobal(ml_program::GlobalOp global,
                            const SymbolUserMap &users);
   LogicalResult packGlobal(memref::GlobalOp global, const SymbolUserMap &users);
@@ -149,19 +151,9 @@ PackSubByteConstantsPass::packToResource(Operation *op, ElementsAttr value,
                                         key, std::move(*blob));
 }
 
-/// A readable resource key for a constant: `<symbol>_cst` after the nearest
-/// enclosing named symbol (normally the function), else `cst`.
-static std::string getConstantKey(Operation *op) {
-  for (Operation *parent = op->getParentOp(); parent;
-       parent = parent->getParentOp())
-    if (auto name =
-            parent->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
-      return (name.getValue() + "_cst").str();
-  return "cst";
-}
-
-LogicalResult PackSubByteConstantsPass::packConstant(Operation *op,
-                                                     StringRef valueName) {
+LogicalResult
+PackSubByteConstantsPass::packConstant(Operation *op, StringRef valueName,
+                                       DerivedConstantNamer &keys) {
   // vmpack.bitcast is tensor-only, so vector constants stay as they are.
   if (op->getNumResults() != 1)
     return success();
@@ -174,7 +166,7 @@ LogicalResult PackSubByteConstantsPass::packConstant(Operation *op,
     return success();
 
   FailureOr<DenseResourceElementsAttr> resource =
-      packToResource(op, cast<ElementsAttr>(value), getConstantKey(op));
+      packToResource(op, cast<ElementsAttr>(value), keys.next(op));
   if (failed(resource))
     return failure();
 
@@ -321,8 +313,9 @@ void PackSubByteConstantsPass::runOnOperation() {
     for (memref::GlobalOp global : memrefGlobals)
       anyFailed |= failed(packGlobal(global, users));
   }
+  DerivedConstantNamer keys;
   for (auto [op, valueName] : constants)
-    anyFailed |= failed(packConstant(op, valueName));
+    anyFailed |= failed(packConstant(op, valueName, keys));
   if (anyFailed)
     signalPassFailure();
 }

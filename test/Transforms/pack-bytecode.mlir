@@ -12,11 +12,11 @@
 
 // CHECK: ml_program.global private @weights(dense_resource<weights> : tensor<8xi8>) : tensor<8xi8> {vmpack.logical_type = tensor<4x4xi4>}
 // CHECK: memref.global "private" constant @table : memref<3xi8> = dense_resource<table> {vmpack.logical_type = memref<8xi3>}
-// CHECK: arith.constant {vmpack.logical_type = tensor<10xi1>} dense_resource<main_cst> : tensor<2xi8>
+// CHECK: arith.constant {vmpack.logical_type = tensor<10xi1>} dense_resource<main.cst0> : tensor<2xi8>
 // CHECK: vmpack.bitcast
 // CHECK: weights: "0x100000002143658721436587",
 // CHECK-NEXT: table: "0x1000000088C6FA",
-// CHECK-NEXT: main_cst: "0x100000000D03"
+// CHECK-NEXT: main.cst0: "0x100000000D03"
 
 ml_program.global private @weights(dense<[[1, 2, 3, 4], [5, 6, 7, 8], [1, 2, 3, 4], [5, 6, 7, 8]]> : tensor<4x4xi4>) : tensor<4x4xi4>
 memref.global "private" constant @table : memref<8xi3> = dense<[0, 1, 2, 3, 4, 5, 6, 7]>

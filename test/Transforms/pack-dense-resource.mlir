@@ -12,10 +12,10 @@ ml_program.global private @w(dense_resource<w> : tensor<5xi4>) : tensor<5xi4>
 memref.global "private" constant @m : memref<5xi2> = dense_resource<m_in>
 
 // CHECK-LABEL: func.func @f
-// CHECK: arith.constant {vmpack.logical_type = tensor<3xi4>} dense_resource<f_cst> : tensor<2xi8>
-// CHECK: arith.constant {vmpack.logical_type = tensor<10xi1>} dense_resource<f_cst_1> : tensor<2xi8>
-// CHECK: arith.constant {vmpack.logical_type = tensor<10xi1>} dense_resource<f_cst_2> : tensor<2xi8>
-// CHECK: arith.constant {vmpack.logical_type = tensor<2xcomplex<i4>>} dense_resource<f_cst_3> : tensor<2xi8>
+// CHECK: arith.constant {vmpack.logical_type = tensor<3xi4>} dense_resource<f.cst0> : tensor<2xi8>
+// CHECK: arith.constant {vmpack.logical_type = tensor<10xi1>} dense_resource<f.cst1> : tensor<2xi8>
+// CHECK: arith.constant {vmpack.logical_type = tensor<10xi1>} dense_resource<f.cst2> : tensor<2xi8>
+// CHECK: arith.constant {vmpack.logical_type = tensor<2xcomplex<i4>>} dense_resource<f.cst3> : tensor<2xi8>
 func.func @f() -> (tensor<3xi4>, tensor<10xi1>, tensor<10xi1>, tensor<2xcomplex<i4>>) {
   %0 = arith.constant dense_resource<dirty> : tensor<3xi4>
   %1 = arith.constant dense_resource<mask> : tensor<10xi1>
@@ -29,10 +29,10 @@ func.func @f() -> (tensor<3xi4>, tensor<10xi1>, tensor<10xi1>, tensor<2xcomplex<
 // CHECK-NEXT:   builtin: {
 // CHECK-NEXT:     w_1: "0x10000000214305",
 // CHECK-NEXT:     m: "0x100000009301",
-// CHECK-NEXT:     f_cst: "0x10000000E301",
-// CHECK-NEXT:     f_cst_1: "0x100000000D03",
-// CHECK-NEXT:     f_cst_2: "0x100000000D03",
-// CHECK-NEXT:     f_cst_3: "0x1000000021C3"
+// CHECK-NEXT:     f.cst0: "0x10000000E301",
+// CHECK-NEXT:     f.cst1: "0x100000000D03",
+// CHECK-NEXT:     f.cst2: "0x100000000D03",
+// CHECK-NEXT:     f.cst3: "0x1000000021C3"
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 {-#

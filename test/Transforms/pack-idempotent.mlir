@@ -9,12 +9,12 @@
 
 // CHECK: ml_program.global private @g(dense_resource<g> : tensor<3xi8>) : tensor<3xi8> {vmpack.logical_type = tensor<5xi4>}
 // CHECK: memref.global "private" constant @m : memref<2xi8> = dense_resource<m> {vmpack.logical_type = memref<3xi4>}
-// CHECK: %[[C:.*]] = arith.constant {vmpack.logical_type = tensor<3xi4>} dense_resource<f_cst> : tensor<2xi8>
+// CHECK: %[[C:.*]] = arith.constant {vmpack.logical_type = tensor<3xi4>} dense_resource<f.cst0> : tensor<2xi8>
 // CHECK-NEXT: vmpack.bitcast %[[C]] : tensor<2xi8> -> tensor<3xi4>
 // CHECK-NOT: vmpack.bitcast
 // CHECK: g: "0x10000000214305",
 // CHECK-NEXT: m: "0x10000000FF0F",
-// CHECK-NEXT: f_cst: "0x10000000FF0F"
+// CHECK-NEXT: f.cst0: "0x10000000FF0F"
 
 ml_program.global private @g(dense<[1, 2, 3, 4, 5]> : tensor<5xi4>) : tensor<5xi4>
 memref.global "private" constant @m : memref<3xi4> = dense<-1>

@@ -12,7 +12,7 @@
 
 // CHECK: remark: vmpack-pack-subbyte-constants: left 2 op(s) unchanged whose sub-byte constants it does not know the meaning of (e.g. 'util.global')
 // CHECK: "util.global"() <{initial_value = dense<[1, 2, 3]> : tensor<3xi4>, sym_name = "w", type = tensor<3xi4>}>
-// CHECK: %[[RAW:.*]] = "tosa.const"() <{values = dense_resource<main_cst> : tensor<2xi8>}> {vmpack.logical_type = tensor<4xi4>} : () -> tensor<2xi8>
+// CHECK: %[[RAW:.*]] = "tosa.const"() <{values = dense_resource<main.cst0> : tensor<2xi8>}> {vmpack.logical_type = tensor<4xi4>} : () -> tensor<2xi8>
 // CHECK: vmpack.bitcast %[[RAW]] : tensor<2xi8> -> tensor<4xi4>
 // CHECK: "flow.tensor.constant"() <{value = dense<[1, -1]> : tensor<2xi4>}>
 // NOTOSA: "tosa.const"() <{values = dense<[1, -2, 3, -4]> : tensor<4xi4>}> : () -> tensor<4xi4>

@@ -11,7 +11,7 @@
 // RUN: FileCheck %s --check-prefix=PROGRAM < %t/p.mlir
 
 // DUMP: IREE parameter archive (version 0.0): 16 entries
-// DUMP: f_cst      -     data              8         64
+// DUMP: f.cst0     -     data              8         64
 // DUMP: w_i4       -     data              3         64
 // DUMP-NEXT: s_i4_even  -     splat             2          0             -  55
 // DUMP-NEXT: s_i4_odd   -     data              2         64
@@ -36,11 +36,11 @@
 // RUN:   i33=0100000000000000ffffffff01000000 e= bf=803f00c0 f8=3840 \
 // RUN:   small=07 mlp=010203
 
-// PROGRAM: ml_program.global private @f_cst(#flow.parameter.named<"model"::"f_cst"> : tensor<2xi32>) : tensor<2xi32>
+// PROGRAM: ml_program.global private @f.cst0(#flow.parameter.named<"model"::"f.cst0"> : tensor<2xi32>) : tensor<2xi32>
 // PROGRAM: "util.global"() <{initial_value = #flow.parameter.named<"model"::"w_i4"> : tensor<5xi4>, sym_name = "w_i4", sym_visibility = "private", type = tensor<5xi4>}> : () -> ()
 // PROGRAM: "util.global"() <{initial_value = #flow.parameter.named<"model"::"m_f32"> : tensor<2xf32>, is_mutable, sym_name = "m_f32", sym_visibility = "private", type = tensor<2xf32>}> : () -> ()
 // PROGRAM: ml_program.global private @mlp(#flow.parameter.named<"model"::"mlp"> : tensor<3xi8>) : tensor<3xi8>
-// PROGRAM: ml_program.global_load_const @f_cst : tensor<2xi32>
+// PROGRAM: ml_program.global_load_const @f.cst0 : tensor<2xi32>
 
 // The same bytes for any thread count; --format overrides the extension.
 // RUN: vmpack-compile %s -o %t/p4.bin --format=irpa --parameter-scope=model --threads=4
@@ -53,7 +53,7 @@
 // RUN: vmpack-dump %t/min.irpa | FileCheck %s --check-prefix=MIN
 // RUN: FileCheck %s --check-prefix=MINPROG < %t/min.mlir
 // MIN: IREE parameter archive (version 0.0): 8 entries
-// MIN: f_cst
+// MIN: f.cst0
 // MIN-NOT: s_i4_even
 // MIN: mask
 // MINPROG: initial_value = dense<5> : tensor<4xi4>, sym_name = "s_i4_even"

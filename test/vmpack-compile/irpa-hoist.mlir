@@ -5,15 +5,15 @@
 // RUN: vmpack-compile %s -o %t/p.irpa --emit-program=%t/p.mlir
 // RUN: vmpack-dump %t/p.irpa | FileCheck %s --check-prefix=DUMP
 // RUN: FileCheck %s --check-prefix=PROGRAM < %t/p.mlir
-// RUN: vmpack-dump --extract main_cst -o %t/w.bin %t/p.irpa
+// RUN: vmpack-dump --extract main.cst0 -o %t/w.bin %t/p.irpa
 // RUN: od -An -tx1 %t/w.bin | FileCheck %s --check-prefix=BYTES
 
 // DUMP: 2 entries
-// DUMP: main_cst    -     data              2
-// DUMP-NEXT: main_cst_0  -     data              8
-// PROGRAM: ml_program.global private @main_cst(#flow.parameter.named<""::"main_cst"> : tensor<4xi4>) : tensor<4xi4>
-// PROGRAM: ml_program.global private @main_cst_0(#flow.parameter.named<""::"main_cst_0"> : tensor<2xf32>) : tensor<2xf32>
-// PROGRAM: ml_program.global_load_const @main_cst : tensor<4xi4>
+// DUMP: main.cst0  -     data              2
+// DUMP-NEXT: main.cst1  -     data              8
+// PROGRAM: ml_program.global private @main.cst0(#flow.parameter.named<""::"main.cst0"> : tensor<4xi4>) : tensor<4xi4>
+// PROGRAM: ml_program.global private @main.cst1(#flow.parameter.named<""::"main.cst1"> : tensor<2xf32>) : tensor<2xf32>
+// PROGRAM: ml_program.global_load_const @main.cst0 : tensor<4xi4>
 // PROGRAM: arith.constant 3 : i32
 // PROGRAM: "flow.tensor.constant"() <{value = dense<[1, 0]> : tensor<2xi8>}>
 // BYTES: 21 43

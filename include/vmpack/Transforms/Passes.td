@@ -28,8 +28,10 @@ def PackSubByteConstantsPass
     blob, or one of the wrong size, is an error at the op and fails the
     pass, after every such op is reported.
 
-    Resource keys are the global's symbol name, or `<function>_cst` for an
-    `arith.constant` or `tosa.const`, made unique by MLIR. Constants that
+    Resource keys are the global's symbol name, or `<S>.cst<k>` for an
+    `arith.constant` or `tosa.const`: S is the nearest enclosing symbol (the
+    function; `module` when there is none) and k counts the constants packed
+    in S, in walk order. MLIR makes a taken key unique. Constants that
     already carry `vmpack.logical_type` are left alone, so the pass is
     idempotent.
 
@@ -56,8 +58,11 @@ def HoistConstantsPass : Pass<"vmpack-hoist-constants", "::mlir::ModuleOp"> {
     Replaces every `arith.constant` of a statically shaped tensor with at
     least `min-elements` elements by an `ml_program.global_load_const` of a
     new private, immutable `ml_program.global` holding the value, named
-    after the enclosing function (`@<function>_cst`, made unique in its
-    symbol table). Globals are what a module archive stores as segments;
+    `@<S>.cst<k>`: S is the nearest enclosing symbol (the function;
+    `module` when there is none) and k counts the constants hoisted from S,
+    the name vmpack-compile gives such a constant when it is not hoisted
+    (the same whenever every constant of S is hoisted). The symbol table
+    renames a name that is taken. Globals are what a module archive stores as segments;
     running this before --vmpack-pack-subbyte-constants packs them there.
     A constant that already carries `vmpack.logical_type` moves with it.
   }];

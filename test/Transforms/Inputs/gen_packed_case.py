@@ -68,8 +68,8 @@ def main():
     packed = pack(values, width)
     with open(checks_path, "w") as f:
         f.write(f"CHECK: arith.constant {{vmpack.logical_type = {type_}}} "
-                f"dense_resource<big_cst> : tensor<{len(packed)}xi8>\n")
-        f.write(f'CHECK: big_cst: "0x10000000{packed.hex().upper()}"\n')
+                f"dense_resource<big.cst0> : tensor<{len(packed)}xi8>\n")
+        f.write(f'CHECK: big.cst0: "0x10000000{packed.hex().upper()}"\n')
 
 
 if __name__ == "__main__":
