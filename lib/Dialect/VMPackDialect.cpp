@@ -62,6 +62,13 @@ LogicalResult VMPackDialect::verifyOperationAttribute(Operation *op,
                              << "' must be an array<i64: ...> shape";
     return success();
   }
+  if (attr.getName() == getEncodingAttrName()) {
+    if (!isa<EncodingAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << getEncodingAttrName()
+             << "' must be a #vmpack.encoding<...>, got " << attr.getValue();
+    return success();
+  }
   if (attr.getName() != getLogicalTypeAttrName())
     return op->emitError() << "unknown vmpack attribute '"
                            << attr.getName().getValue() << "'";

@@ -15,6 +15,8 @@
 #include "ChunkEncoder.h"
 
 #include "vmpack/Archive/ArchiveWriter.h"
+#include "vmpack/Dialect/VMPack/VMPackAttrs.h"
+#include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Pack/Convert.h"
 #include "vmpack/Target/ConstantCollector.h"
 #include "vmpack/Target/Progress.h"
@@ -68,6 +70,7 @@ struct SegmentPlan {
   const ConstantInfo *constant;
   uint32_t id;
   uint64_t storedSize;
+  Encoding encoding;
 };
 
 /// A granule-aligned range of one segment's scalars.
@@ -88,18 +91,37 @@ std::string typeToString(Type type) {
   return text;
 }
 
-LogicalResult checkEncodable(ArrayRef<ConstantInfo> constants,
-                             Encoding encoding) {
-  bool ok = true;
+/// The encoding of each constant: its op's `vmpack.encoding` attribute
+/// (#vmpack.encoding<...>) when it has one, else `defaultEncoding`.
+std::vector<Encoding> chooseEncodings(ArrayRef<ConstantInfo> constants,
+                                      Encoding defaultEncoding) {
+  std::vector<Encoding> encodings;
+  encodings.reserve(constants.size());
   for (const ConstantInfo &c : constants) {
+    auto attr =
+        c.op->getAttrOfType<EncodingAttr>(VMPackDialect::getEncodingAttrName());
+    encodings.push_back(attr ? Encoding(int(attr.getValue()))
+                             : defaultEncoding);
+  }
+  return encodings;
+}
+
+LogicalResult checkEncodable(ArrayRef<ConstantInfo> constants,
+                             ArrayRef<Encoding> encodings) {
+  bool ok = true;
+  for (auto [c, encoding] : llvm::zip_equal(constants, encodings)) {
     uint32_t bitWidth = c.elementType.scalarBits();
     if (!vmpack::isEncodable(encoding, bitWidth)) {
+      bool fromAttr = c.op->hasAttr(VMPackDialect::getEncodingAttrName());
       c.op->emitError() << "element type " << c.logicalType.getElementType()
                         << " cannot be stored in the '"
                         << vmpack::encodingName(encoding)
                         << "' encoding (defined for widths up to 64 bits and "
-                           "multiples of 8); use --encoding=packed or "
-                           "--encoding=byte";
+                           "multiples of 8); "
+                        << (fromAttr ? "set 'vmpack.encoding' to "
+                                       "#vmpack.encoding<packed> or <byte>"
+                                     : "use --encoding=packed or "
+                                       "--encoding=byte");
       ok = false;
     } else if (!vmpack::encodedSize(encoding, bitWidth, c.numScalars)) {
       c.op->emitError() << "constant of type " << c.logicalType
@@ -133,9 +155,9 @@ LogicalResult replaceWithReferences(ArrayRef<ConstantInfo> constants) {
 /// reusable buffers.
 archive::Status writeChunk(archive::ArchiveWriter &writer,
                            const SegmentPlan &plan, const Chunk &chunk,
-                           Encoding encoding, ScratchBuffer &scratch,
-                           ScratchBuffer &expanded) {
+                           ScratchBuffer &scratch, ScratchBuffer &expanded) {
   const ConstantInfo &c = *plan.constant;
+  Encoding encoding = plan.encoding;
   uint64_t offset = vmpack::granuleByteOffset(
       encoding, c.elementType.scalarBits(), chunk.firstScalar);
   for (EncodedPiece piece : encodeChunk(c, encoding, chunk.firstScalar,
@@ -177,11 +199,15 @@ void stripLocations(ModuleOp module) {
 }
 
 /// What makes two constants' stored bytes equal when their source bytes
-/// are: the same width, count and source layout.
-using ShapeKey = std::tuple<uint32_t, uint64_t, uint8_t, bool, bool>;
-ShapeKey getShapeKey(const ConstantInfo &c) {
-  return {c.elementType.scalarBits(), c.numScalars, uint8_t(c.sourceEncoding),
-          c.isSplat, c.isZeroFill};
+/// are: the same width, count, source layout and stored encoding.
+using ShapeKey = std::tuple<uint32_t, uint64_t, uint8_t, bool, bool, uint8_t>;
+ShapeKey getShapeKey(const ConstantInfo &c, Encoding encoding) {
+  return {c.elementType.scalarBits(),
+          c.numScalars,
+          uint8_t(c.sourceEncoding),
+          c.isSplat,
+          c.isZeroFill,
+          uint8_t(encoding)};
 }
 
 /// For every constant, the index of the constant whose segment holds its
@@ -189,6 +215,7 @@ ShapeKey getShapeKey(const ConstantInfo &c) {
 /// Dedup::Content, and only where sizes match, hashing in parallel before
 /// comparing every byte.
 std::vector<size_t> findSharedConstants(ArrayRef<ConstantInfo> constants,
+                                        ArrayRef<Encoding> encodings,
                                         Dedup dedup, unsigned threads) {
   std::vector<size_t> holder(constants.size());
   std::iota(holder.begin(), holder.end(), 0);
@@ -203,8 +230,8 @@ std::vector<size_t> findSharedConstants(ArrayRef<ConstantInfo> constants,
     const ConstantInfo &c = constants[i];
     if (c.resourceKey.empty() && !c.data.data())
       continue;
-    auto [it, inserted] =
-        byBlob.try_emplace({getShapeKey(c), c.resourceKey, c.data.data()}, i);
+    auto [it, inserted] = byBlob.try_emplace(
+        {getShapeKey(c, encodings[i]), c.resourceKey, c.data.data()}, i);
     if (!inserted)
       holder[i] = it->second;
   }
@@ -216,8 +243,9 @@ std::vector<size_t> findSharedConstants(ArrayRef<ConstantInfo> constants,
   std::map<std::pair<ShapeKey, size_t>, std::vector<size_t>> groups;
   for (size_t i = 0; i < constants.size(); ++i)
     if (holder[i] == i)
-      groups[{getShapeKey(constants[i]), constants[i].data.size()}].push_back(
-          i);
+      groups[{getShapeKey(constants[i], encodings[i]),
+              constants[i].data.size()}]
+          .push_back(i);
   std::vector<size_t> toHash;
   for (auto &[key, members] : groups)
     if (members.size() > 1)
@@ -259,7 +287,7 @@ std::vector<size_t> findSharedConstants(ArrayRef<ConstantInfo> constants,
   return holder;
 }
 
-std::vector<Chunk> planChunks(ArrayRef<SegmentPlan> plans, Encoding encoding) {
+std::vector<Chunk> planChunks(ArrayRef<SegmentPlan> plans) {
   std::vector<Chunk> chunks;
   for (uint32_t p = 0; p < plans.size(); ++p) {
     const ConstantInfo &c = *plans[p].constant;
@@ -269,7 +297,6 @@ std::vector<Chunk> planChunks(ArrayRef<SegmentPlan> plans, Encoding encoding) {
                                 uint64_t(c.elementType.scalarsPerElement()));
     uint64_t perChunk = std::max<uint64_t>(granule, kChunkBytes * 8 / bitWidth /
                                                         granule * granule);
-    (void)encoding;
     for (uint64_t first = 0; first < c.numScalars; first += perChunk)
       chunks.push_back({p, first, std::min(perChunk, c.numScalars - first)});
   }
@@ -290,13 +317,17 @@ mlir::vmpack_compiler::serializeModule(ModuleOp module, StringRef outputPath,
   TimingScope collectTimer = timing.nest("collect constants");
   FailureOr<SmallVector<ConstantInfo>> constants =
       collectConstants(module, options.zeroCopy, options.collect);
-  if (failed(constants) || failed(checkEncodable(*constants, options.encoding)))
+  if (failed(constants))
+    return failure();
+  std::vector<Encoding> encodings =
+      chooseEncodings(*constants, options.encoding);
+  if (failed(checkEncodable(*constants, encodings)))
     return failure();
   collectTimer.stop();
 
   TimingScope dedupTimer = timing.nest("find shared constants");
-  std::vector<size_t> holder =
-      findSharedConstants(*constants, options.dedup, options.threads);
+  std::vector<size_t> holder = findSharedConstants(
+      *constants, encodings, options.dedup, options.threads);
   dedupTimer.stop();
 
   TimingScope programTimer = timing.nest("serialize program");
@@ -337,15 +368,15 @@ mlir::vmpack_compiler::serializeModule(ModuleOp module, StringRef outputPath,
     const ConstantInfo &c = (*constants)[index];
     archive::SegmentDesc desc;
     static_cast<archive::ConstantDesc &>(desc) = describe(c);
-    desc.encoding = options.encoding;
+    desc.encoding = encodings[index];
     desc.length = *vmpack::encodedSize(
-        options.encoding, c.elementType.scalarBits(), c.numScalars);
+        encodings[index], c.elementType.scalarBits(), c.numScalars);
     desc.alignment = options.alignment;
     uint64_t length = desc.length;
     auto id = writer.addSegment(std::move(desc));
     if (!id)
       return c.op->emitError() << id.status().message();
-    plans.push_back({&c, *id, length});
+    plans.push_back({&c, *id, length, encodings[index]});
     segmentOf[index] = *id;
     totalBytes += length;
   }
@@ -363,7 +394,7 @@ mlir::vmpack_compiler::serializeModule(ModuleOp module, StringRef outputPath,
   if (archive::Status status = writer.beginData(); !status)
     return emitError(loc) << status.message();
 
-  std::vector<Chunk> chunks = planChunks(plans, options.encoding);
+  std::vector<Chunk> chunks = planChunks(plans);
   ProgressBar progress(totalBytes, options.progress);
   std::mutex errorMutex;
   std::optional<archive::Status> firstError;
@@ -376,8 +407,8 @@ mlir::vmpack_compiler::serializeModule(ModuleOp module, StringRef outputPath,
       return;
     }
     thread_local ScratchBuffer scratch, expanded;
-    archive::Status status = writeChunk(writer, plans[chunk.plan], chunk,
-                                        options.encoding, scratch, expanded);
+    archive::Status status =
+        writeChunk(writer, plans[chunk.plan], chunk, scratch, expanded);
     if (!status) {
       std::lock_guard<std::mutex> lock(errorMutex);
       if (!firstError)
@@ -385,9 +416,10 @@ mlir::vmpack_compiler::serializeModule(ModuleOp module, StringRef outputPath,
       stop = true;
       return;
     }
-    progress.add(*vmpack::encodedSize(
-        options.encoding, plans[chunk.plan].constant->elementType.scalarBits(),
-        chunk.numScalars));
+    const SegmentPlan &plan = plans[chunk.plan];
+    progress.add(*vmpack::encodedSize(plan.encoding,
+                                      plan.constant->elementType.scalarBits(),
+                                      chunk.numScalars));
   };
 
   llvm::ThreadPoolStrategy strategy =

@@ -24,6 +24,9 @@ def VMPack_Dialect : Dialect {
     - The discardable attribute `vmpack.logical_type` records the logical
       type of a constant or global whose storage type is packed bytes.
     - `#vmpack.encoding<packed|word|byte>` names one of the three encodings.
+      As the discardable attribute `vmpack.encoding` on an op holding
+      constants, it sets the encoding vmpack-compile stores them in,
+      instead of `--encoding` (docs/compiler.md).
     - `vmpack.metadata` (on a module: [key, value] string pairs in order),
       `vmpack.ggml_type` and `vmpack.ggml_shape` (on a global holding ggml
       blocks as bytes) carry what weight files say beyond their tensors
@@ -38,6 +41,12 @@ def VMPack_Dialect : Dialect {
     /// statically shaped type) of an op whose storage type is packed bytes.
     static ::llvm::StringRef getLogicalTypeAttrName() {
       return "vmpack.logical_type";
+    }
+
+    /// The encoding (an EncodingAttr) in which vmpack-compile stores the
+    /// constants of the op that carries it, instead of --encoding.
+    static ::llvm::StringRef getEncodingAttrName() {
+      return "vmpack.encoding";
     }
 
     /// A weight file's metadata on a module: an array of [key, value]
