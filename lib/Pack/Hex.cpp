@@ -13,6 +13,7 @@
 #include "vmpack/Pack/Hex.h"
 
 #include <array>
+#include <cstring>
 
 #if defined(__x86_64__) && VMPACK_DISPATCH_MAX >= 1
 #include <immintrin.h>
@@ -261,4 +262,24 @@ bool vmpack::decodeHexAt(DispatchLevel level, const char *hex, uint8_t *out,
 bool vmpack::decodeHex(const char *hex, uint8_t *out, uint64_t numBytes) {
   static const DispatchLevel level = activeDispatchLevel();
   return decodeHexAt(level, hex, out, numBytes);
+}
+
+namespace {
+/// The two digits of every byte value, in output order.
+struct DigitPairs {
+  char pairs[256][2];
+  constexpr DigitPairs() : pairs() {
+    const char *digits = "0123456789ABCDEF";
+    for (unsigned b = 0; b < 256; ++b) {
+      pairs[b][0] = digits[b >> 4];
+      pairs[b][1] = digits[b & 15];
+    }
+  }
+};
+constexpr DigitPairs kDigitPairs;
+} // namespace
+
+void vmpack::encodeHex(const uint8_t *bytes, uint64_t numBytes, char *out) {
+  for (uint64_t i = 0; i < numBytes; ++i)
+    std::memcpy(out + 2 * i, kDigitPairs.pairs[bytes[i]], 2);
 }

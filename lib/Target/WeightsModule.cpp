@@ -11,6 +11,7 @@
 #include "vmpack/Formats/OutputFile.h"
 #include "vmpack/Formats/TypeTable.h"
 #include "vmpack/Pack/Encoding.h"
+#include "vmpack/Pack/Hex.h"
 #include "vmpack/Target/TypeMapping.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -90,6 +91,40 @@ std::string resourceKey(const std::string &name) {
 
 bool isPowerOfTwo(uint64_t v) { return v && !(v & (v - 1)); }
 
+/// The builtin dialect's resource section of a text module, as MLIR's
+/// printer writes it, with blob `i` (the `byte` layout of tensor `i`,
+/// after its alignment as a little-endian u32) under `keys[i]`. Writes at
+/// most one chunk of digits at a time.
+Status printBlobs(raw_ostream &os,
+                  const std::vector<formats::TensorSource> &tensors,
+                  const std::vector<std::string> &keys, uint32_t alignment) {
+  os << "\n{-#\n  dialect_resources: {\n    builtin: {\n";
+  std::vector<char> digits;
+  auto printHex = [&](const uint8_t *bytes, uint64_t n) {
+    digits.resize(2 * n);
+    vmpack::encodeHex(bytes, n, digits.data());
+    os.write(digits.data(), digits.size());
+  };
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    os << "      " << keys[i] << ": \"0x";
+    uint8_t prefix[4] = {uint8_t(alignment), uint8_t(alignment >> 8),
+                         uint8_t(alignment >> 16), uint8_t(alignment >> 24)};
+    printHex(prefix, 4);
+    // Opaque (ggml block) tensors come as they are, whatever the encoding.
+    if (Status s = formats::forEachTensorChunk(
+            tensors[i], Encoding::Byte,
+            [&](uint64_t, const uint8_t *bytes, uint64_t n) {
+              printHex(bytes, n);
+              return Status::ok();
+            });
+        !s)
+      return s;
+    os << (i + 1 < tensors.size() ? "\",\n" : "\"\n");
+  }
+  os << "    }\n  }\n#-}\n";
+  return Status::ok();
+}
+
 } // namespace
 
 Status mlir::vmpack_compiler::writeWeightsModule(
@@ -98,6 +133,10 @@ Status mlir::vmpack_compiler::writeWeightsModule(
     const WeightsModuleOptions &options) {
   if (!isPowerOfTwo(options.alignment))
     return Status::invalidArgument("the blob alignment must be a power of two");
+  // Text: MLIR's printer would build each blob's hex digits in one string,
+  // so blobs are left out of the module and their resource section is
+  // written here, chunk by chunk, in the printer's form.
+  bool streamBlobs = !options.bytecode && !options.dense;
   MLIRContext context(MLIRContext::Threading::DISABLED);
   context.loadDialect<ml_program::MLProgramDialect, VMPackDialect>();
   std::string diagnostic;
@@ -154,7 +193,7 @@ Status mlir::vmpack_compiler::writeWeightsModule(
       plan.blobSize = *size;
       plan.inPlace = !tensors[i].produce && t.encoding == Encoding::Byte;
     }
-    if (!plan.inPlace && !options.dense) {
+    if (!plan.inPlace && !options.dense && !streamBlobs) {
       // Each converted blob starts aligned in the scratch file too.
       scratchSize = (scratchSize + options.alignment - 1) / options.alignment *
                     options.alignment;
@@ -168,6 +207,7 @@ Status mlir::vmpack_compiler::writeWeightsModule(
       return s;
 
   auto &blobs = DenseResourceElementsHandle::getManagerInterface(&context);
+  std::vector<std::string> streamedKeys(tensors.size());
   builder.setInsertionPointToEnd(module->getBody());
   for (size_t i = 0; i < tensors.size(); ++i) {
     const formats::TensorSource &source = tensors[i];
@@ -201,6 +241,10 @@ Status mlir::vmpack_compiler::writeWeightsModule(
             "tensor '" + t.name +
             "': its bytes do not form a dense<...> value");
       value = DenseElementsAttr::getFromRawBuffer(plan.type, bytes);
+    } else if (streamBlobs) {
+      DenseResourceElementsHandle handle = blobs.insert(resourceKey(t.name));
+      streamedKeys[i] = handle.getKey().str();
+      value = DenseResourceElementsAttr::get(plan.type, handle);
     } else {
       const char *data;
       if (plan.inPlace) {
@@ -254,6 +298,13 @@ Status mlir::vmpack_compiler::writeWeightsModule(
       }
     } else {
       module->print(os);
+      if (streamBlobs && !tensors.empty())
+        if (Status s = printBlobs(os, tensors, streamedKeys, options.alignment);
+            !s) {
+          ::close(fd);
+          ::unlink(temp.c_str());
+          return s;
+        }
       os << "\n";
     }
     os.flush();

@@ -148,3 +148,26 @@ TEST(Hex, ActiveLevelIsUsed) {
 }
 
 } // namespace
+
+TEST(Hex, EncodeSpecVectors) {
+  const uint8_t bytes[] = {0x00, 0xFF, 0x7F, 0xA5, 0x10, 0x09};
+  char out[12];
+  encodeHex(bytes, 6, out);
+  EXPECT_EQ(std::string(out, 12), "00FF7FA51009");
+  encodeHex(bytes, 0, out); // writes nothing
+}
+
+TEST(Hex, EncodeRoundTripsThroughTheReferenceDecoder) {
+  std::mt19937 rng(11);
+  for (uint64_t n = 0; n < 600; n += 1 + n / 8) {
+    std::vector<uint8_t> bytes(n), back(n);
+    for (uint8_t &b : bytes)
+      b = uint8_t(rng());
+    std::string text(2 * n, '?');
+    encodeHex(bytes.data(), n, text.data());
+    for (char c : text)
+      ASSERT_TRUE((c >= '0' && c <= '9') || (c >= 'A' && c <= 'F')) << c;
+    ASSERT_TRUE(reference::decodeHex(text.data(), back.data(), n));
+    EXPECT_EQ(back, bytes);
+  }
+}

@@ -1,4 +1,4 @@
-//===- Hex.h - Decoding hexadecimal text ------------------------*- C++ -*-===//
+//===- Hex.h - Hexadecimal text, decoded and encoded ------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Hexadecimal digits to bytes, as MLIR writes large constants in text
@@ -8,7 +8,8 @@
 // decodeHex uses the dispatch level Dispatch.h chooses (SSE2 and AVX2
 // kernels on x86-64, plain C++ elsewhere); decodeHexAt runs a given level,
 // and reference::decodeHex one byte at a time. All give the same bytes and
-// the same verdict.
+// the same verdict. encodeHex writes the digits back, upper case, as MLIR's
+// printer does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +41,11 @@ bool decodeHexAt(DispatchLevel level, const char *hex, uint8_t *out,
                  uint64_t numBytes);
 uint64_t decodeHexPrefixAt(DispatchLevel level, const char *hex, uint8_t *out,
                            uint64_t maxBytes);
+
+/// Writes the 2 * `numBytes` upper-case digits of the bytes at `bytes` to
+/// `out` (no terminator): the form MLIR prints blobs and `dense<"0x...">`
+/// in.
+void encodeHex(const uint8_t *bytes, uint64_t numBytes, char *out);
 
 namespace reference {
 bool decodeHex(const char *hex, uint8_t *out, uint64_t numBytes);

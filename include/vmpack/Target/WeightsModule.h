@@ -11,7 +11,8 @@
 //    whose bytes are already in that layout are handed to MLIR's writer in
 //    place (unmanaged blobs over the mapped input); the others are
 //    converted into a scratch file mapped beside the output, never into
-//    the heap.
+//    the heap. Text output leaves the blobs out of the module MLIR prints
+//    and writes the resource section itself, chunk by chunk.
 //  - getModuleTensors: the constants a module holds (as the compiler finds
 //    them) as tensors for the formats layer's writers, pointing into the
 //    parsed module, plus the metadata that writeWeightsModule stored.
