@@ -13,6 +13,7 @@
 #ifndef VMPACK_FUZZ_INDEXCHECKSUM_H
 #define VMPACK_FUZZ_INDEXCHECKSUM_H
 
+#include "ZipLayout.h" // lib/Archive
 #include "vmpack/Archive/Checksum.h"
 #include "vmpack/Archive/Format.h"
 
@@ -26,7 +27,7 @@ namespace vmpack::fuzz {
 /// CRC already matched (nothing new to try).
 inline bool repairIndexChecksum(uint8_t *data, size_t size) {
   using namespace vmpack::archive;
-  if (size < kTrailerLength + 22)
+  if (size < zip::end::kSize + kTrailerLength)
     return false;
   char *text = reinterpret_cast<char *>(data + size - kTrailerLength);
   std::optional<Trailer> t =

@@ -13,8 +13,8 @@
 #include "vmpack/Archive/ArchiveReader.h"
 
 #include "ModuleIndex.h"
+#include "ZipLayout.h"
 #include "vmpack/Archive/Checksum.h"
-#include "vmpack/Archive/ZipLayout.h"
 
 #include <algorithm>
 #include <atomic>
@@ -29,8 +29,7 @@ using namespace vmpack::archive::detail;
 
 namespace {
 
-constexpr size_t kEndRecordSize = 22;
-constexpr size_t kMinimumFileSize = kEndRecordSize + kTrailerLength;
+constexpr size_t kMinimumFileSize = zip::end::kSize + kTrailerLength;
 /// Verification work unit: big enough to amortize, small enough to balance.
 constexpr uint64_t kVerifyPieceBytes = uint64_t(16) << 20;
 
@@ -56,16 +55,17 @@ uint32_t readU32(const uint8_t *p) {
 
 /// Explains why the end of the file is not a vmpack EOCD record.
 Status diagnoseMissingTrailer(const uint8_t *base, size_t size) {
-  size_t lowest =
-      size > kEndRecordSize + 0xFFFF ? size - kEndRecordSize - 0xFFFF : 0;
-  for (size_t pos = size - kEndRecordSize + 1; pos-- > lowest;) {
-    if (readU32(base + pos) != 0x06054b50)
+  constexpr size_t kLongestTail = zip::end::kSize + zip::end::kMaxCommentLength;
+  size_t lowest = size > kLongestTail ? size - kLongestTail : 0;
+  for (size_t pos = size - zip::end::kSize + 1; pos-- > lowest;) {
+    if (readU32(base + pos) != zip::end::kSignature)
       continue;
-    if (pos + kEndRecordSize + readU16(base + pos + 20) != size)
+    uint16_t commentLength = readU16(base + pos + zip::end::kCommentLength);
+    if (pos + zip::end::kSize + commentLength != size)
       continue;
     std::string_view comment(reinterpret_cast<const char *>(base) + pos +
-                                 kEndRecordSize,
-                             readU16(base + pos + 20));
+                                 zip::end::kSize,
+                             commentLength);
     if (comment.substr(0, 7) == "vmpack ")
       return Status::formatError("end-of-central-directory record at offset " +
                                  std::to_string(pos) +
@@ -119,11 +119,11 @@ Status ArchiveReader::parse() {
                                " bytes is too small to be a vmpack module");
   // 1. The EOCD record, whose comment is the fixed-size trailer.
   size_t eocd = size - kMinimumFileSize;
-  if (readU32(base + eocd) != 0x06054b50 ||
-      readU16(base + eocd + 20) != kTrailerLength)
+  if (readU32(base + eocd) != zip::end::kSignature ||
+      readU16(base + eocd + zip::end::kCommentLength) != kTrailerLength)
     return diagnoseMissingTrailer(base, size);
   std::string_view comment(reinterpret_cast<const char *>(base) + eocd +
-                               kEndRecordSize,
+                               zip::end::kSize,
                            kTrailerLength);
   std::optional<Trailer> trailer = parseTrailer(comment);
   if (!trailer)

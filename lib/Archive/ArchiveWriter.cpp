@@ -13,10 +13,10 @@
 #include "vmpack/Archive/ArchiveWriter.h"
 
 #include "ModuleIndex.h"
+#include "ZipLayout.h"
 #include "vmpack/Archive/Checksum.h"
 #include "vmpack/Archive/FileIO.h"
 #include "vmpack/Archive/SegmentInfo.h"
-#include "vmpack/Archive/ZipLayout.h"
 
 #include <atomic>
 #include <map>

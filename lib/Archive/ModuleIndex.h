@@ -11,9 +11,9 @@
 #ifndef VMPACK_LIB_ARCHIVE_MODULEINDEX_H
 #define VMPACK_LIB_ARCHIVE_MODULEINDEX_H
 
+#include "ZipLayout.h"
 #include "vmpack/Archive/ArchiveReader.h"
 #include "vmpack/Archive/SegmentInfo.h"
-#include "vmpack/Archive/ZipLayout.h"
 
 #include <string>
 #include <vector>

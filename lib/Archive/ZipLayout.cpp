@@ -9,31 +9,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "vmpack/Archive/ZipLayout.h"
+#include "ZipLayout.h"
 
 #include "vmpack/Archive/Format.h"
+
+#include <cassert>
 
 using namespace vmpack::archive;
 
 namespace {
 
-constexpr uint32_t kLocalHeaderSignature = 0x04034b50;
-constexpr uint32_t kCentralHeaderSignature = 0x02014b50;
-constexpr uint32_t kZip64EndSignature = 0x06064b50;
-constexpr uint32_t kZip64LocatorSignature = 0x07064b50;
-constexpr uint32_t kEndSignature = 0x06054b50;
-
-constexpr uint64_t kLocalHeaderSize = 30;
-constexpr uint64_t kCentralHeaderSize = 46;
-constexpr uint64_t kZip64EndSize = 56;
-constexpr uint64_t kZip64LocatorSize = 20;
-constexpr uint64_t kEndSize = 22;
-/// A local zip64 extra block: ID, size, uncompressed and compressed sizes.
-constexpr uint64_t kLocalZip64ExtraSize = 4 + 16;
 constexpr uint64_t kMaxExtraSize = 0xFFFF;
 
 constexpr uint32_t k32BitMax = 0xFFFFFFFF;
-constexpr uint16_t kZip64ExtraId = 0x0001;
 /// 1980-01-01 00:00:00, the earliest DOS date: fixed for determinism.
 constexpr uint16_t kDosTime = 0;
 constexpr uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;
@@ -76,14 +64,14 @@ uint16_t versionNeeded(const ZipEntry &e, const ZipPlacement &p) {
 uint64_t centralZip64ExtraSize(const ZipEntry &e, const ZipPlacement &p) {
   uint64_t fields =
       (needs64(e.length) ? 16 : 0) + (needs64(p.headerOffset) ? 8 : 0);
-  return fields ? 4 + fields : 0;
+  return fields ? zip::kExtraHeaderSize + fields : 0;
 }
 
 } // namespace
 
 StatusOr<ZipPlan> vmpack::archive::planZip(const std::vector<ZipEntry> &entries,
                                            size_t commentLength) {
-  if (commentLength > 0xFFFF)
+  if (commentLength > zip::end::kMaxCommentLength)
     return Status::invalidArgument("ZIP comment longer than 65535 bytes");
   ZipPlan plan;
   plan.entries.reserve(entries.size());
@@ -102,9 +90,9 @@ StatusOr<ZipPlan> vmpack::archive::planZip(const std::vector<ZipEntry> &entries,
     ZipPlacement p;
     p.prefixOffset = offset;
     p.zip64Sizes = needs64(e.length);
-    uint64_t zip64Extra = p.zip64Sizes ? kLocalZip64ExtraSize : 0;
+    uint64_t zip64Extra = p.zip64Sizes ? zip::local::kZip64ExtraSize : 0;
     uint64_t base;
-    if (!addChecked(offset, kLocalHeaderSize + e.name.size() + zip64Extra,
+    if (!addChecked(offset, zip::local::kSize + e.name.size() + zip64Extra,
                     base))
       return overflow;
     uint64_t a = e.alignment;
@@ -132,7 +120,7 @@ StatusOr<ZipPlan> vmpack::archive::planZip(const std::vector<ZipEntry> &entries,
   uint64_t cdSize = 0;
   for (size_t i = 0; i < entries.size(); ++i)
     if (!addChecked(cdSize,
-                    kCentralHeaderSize + entries[i].name.size() +
+                    zip::central::kSize + entries[i].name.size() +
                         centralZip64ExtraSize(entries[i], plan.entries[i]),
                     cdSize))
       return overflow;
@@ -141,8 +129,9 @@ StatusOr<ZipPlan> vmpack::archive::planZip(const std::vector<ZipEntry> &entries,
                   needs64(plan.centralDirectoryOffset);
   if (!addChecked(offset, cdSize, plan.endRecordsOffset))
     return overflow;
-  uint64_t tail = (plan.zip64End ? kZip64EndSize + kZip64LocatorSize : 0) +
-                  kEndSize + commentLength;
+  uint64_t tail =
+      (plan.zip64End ? zip::zip64End::kSize + zip::zip64Locator::kSize : 0) +
+      zip::end::kSize + commentLength;
   if (!addChecked(plan.endRecordsOffset, tail, plan.fileSize))
     return overflow;
   return plan;
@@ -153,10 +142,10 @@ std::string vmpack::archive::localPrefixBytes(const ZipEntry &e,
   std::string out;
   ByteWriter w{out};
   uint64_t extraSize =
-      (p.zip64Sizes ? kLocalZip64ExtraSize : 0) + p.paddingBlockSize;
-  out.reserve(p.gap + kLocalHeaderSize + e.name.size() + extraSize);
+      (p.zip64Sizes ? zip::local::kZip64ExtraSize : 0) + p.paddingBlockSize;
+  out.reserve(p.gap + zip::local::kSize + e.name.size() + extraSize);
   w.zeros(p.gap);
-  w.u32(kLocalHeaderSignature);
+  w.u32(zip::local::kSignature);
   w.u16(versionNeeded(e, p));
   w.u16(0); // flags
   w.u16(0); // method: stored
@@ -168,17 +157,18 @@ std::string vmpack::archive::localPrefixBytes(const ZipEntry &e,
   w.u32(size32); // uncompressed
   w.u16(uint16_t(e.name.size()));
   w.u16(uint16_t(extraSize));
+  assert(out.size() == p.gap + zip::local::kSize);
   w.bytes(e.name);
   if (p.zip64Sizes) {
-    w.u16(kZip64ExtraId);
-    w.u16(16);
+    w.u16(zip::kZip64ExtraId);
+    w.u16(zip::local::kZip64ExtraSize - zip::kExtraHeaderSize);
     w.u64(e.length); // uncompressed
     w.u64(e.length); // compressed
   }
   if (p.paddingBlockSize) {
     w.u16(kPaddingExtraId);
-    w.u16(uint16_t(p.paddingBlockSize - 4));
-    w.zeros(p.paddingBlockSize - 4);
+    w.u16(uint16_t(p.paddingBlockSize - zip::kExtraHeaderSize));
+    w.zeros(p.paddingBlockSize - zip::kExtraHeaderSize);
   }
   return out;
 }
@@ -193,7 +183,8 @@ std::string vmpack::archive::centralDirectoryAndEndBytes(
     const ZipEntry &e = entries[i];
     const ZipPlacement &p = plan.entries[i];
     uint16_t needed = versionNeeded(e, p);
-    w.u32(kCentralHeaderSignature);
+    size_t start = out.size();
+    w.u32(zip::central::kSignature);
     w.u16(kMadeByUnix | needed);
     w.u16(needed);
     w.u16(0); // flags
@@ -211,10 +202,11 @@ std::string vmpack::archive::centralDirectoryAndEndBytes(
     w.u16(0); // internal attributes
     w.u32(kExternalAttributes);
     w.u32(needs64(p.headerOffset) ? k32BitMax : uint32_t(p.headerOffset));
+    assert(out.size() - start == zip::central::kSize);
     w.bytes(e.name);
     if (uint64_t extra = centralZip64ExtraSize(e, p)) {
-      w.u16(kZip64ExtraId);
-      w.u16(uint16_t(extra - 4));
+      w.u16(zip::kZip64ExtraId);
+      w.u16(uint16_t(extra - zip::kExtraHeaderSize));
       if (needs64(e.length)) {
         w.u64(e.length);
         w.u64(e.length);
@@ -224,9 +216,10 @@ std::string vmpack::archive::centralDirectoryAndEndBytes(
     }
   }
   uint64_t count = entries.size();
+  size_t start = out.size();
   if (plan.zip64End) {
-    w.u32(kZip64EndSignature);
-    w.u64(kZip64EndSize - 12); // size of the rest of the record
+    w.u32(zip::zip64End::kSignature);
+    w.u64(zip::zip64End::kRecordSizeValue); // size of the rest of the record
     w.u16(kMadeByUnix | kVersionZip64);
     w.u16(kVersionZip64);
     w.u32(0); // this disk
@@ -235,12 +228,16 @@ std::string vmpack::archive::centralDirectoryAndEndBytes(
     w.u64(count);
     w.u64(plan.centralDirectorySize);
     w.u64(plan.centralDirectoryOffset);
-    w.u32(kZip64LocatorSignature);
+    assert(out.size() - start == zip::zip64End::kSize);
+    start = out.size();
+    w.u32(zip::zip64Locator::kSignature);
     w.u32(0); // disk with the zip64 end record
     w.u64(plan.endRecordsOffset);
     w.u32(1); // total disks
+    assert(out.size() - start == zip::zip64Locator::kSize);
   }
-  w.u32(kEndSignature);
+  start = out.size();
+  w.u32(zip::end::kSignature);
   w.u16(0);
   w.u16(0);
   uint16_t count16 = count >= 0xFFFF ? 0xFFFF : uint16_t(count);
@@ -253,6 +250,7 @@ std::string vmpack::archive::centralDirectoryAndEndBytes(
             ? k32BitMax
             : uint32_t(plan.centralDirectoryOffset));
   w.u16(uint16_t(comment.size()));
+  assert(out.size() - start == zip::end::kSize);
   w.bytes(comment);
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include "SampleModule.h"
 #include "TestFiles.h"
+#include "ZipLayout.h"
 
 #include "vmpack/Archive/ArchiveReader.h"
 #include "vmpack/Archive/Format.h"
@@ -89,7 +90,7 @@ TEST(ReaderRobustness, RandomGarbageIsRejected) {
       b = uint8_t(rng());
     // Half the time, end in a plausible EOCD record with a vmpack trailer
     // pointing somewhere inside, to get past the first check.
-    if (i % 2 && bytes.size() > 22 + trailer.size()) {
+    if (i % 2 && bytes.size() > zip::end::kSize + trailer.size()) {
       Trailer t;
       t.indexOffset = (rng() % bytes.size()) & ~uint64_t(15);
       t.indexLength = rng() % 200;
@@ -97,12 +98,13 @@ TEST(ReaderRobustness, RandomGarbageIsRejected) {
         t.indexChecksum = uint32_t(
             crc32(0, bytes.data() + t.indexOffset, uInt(t.indexLength)));
       std::string text = formatTrailer(t);
-      size_t eocd = bytes.size() - 22 - text.size();
-      const uint8_t sig[] = {0x50, 0x4b, 0x05, 0x06};
-      std::copy(sig, sig + 4, bytes.begin() + long(eocd));
-      bytes[eocd + 20] = uint8_t(text.size());
-      bytes[eocd + 21] = 0;
-      std::copy(text.begin(), text.end(), bytes.begin() + long(eocd + 22));
+      size_t eocd = bytes.size() - zip::end::kSize - text.size();
+      for (int k = 0; k < 4; ++k)
+        bytes[eocd + k] = uint8_t(zip::end::kSignature >> (8 * k));
+      bytes[eocd + zip::end::kCommentLength] = uint8_t(text.size());
+      bytes[eocd + zip::end::kCommentLength + 1] = 0;
+      std::copy(text.begin(), text.end(),
+                bytes.begin() + long(eocd + zip::end::kSize));
     }
     EXPECT_FALSE(openAndVerify(bytes).isOk());
   }

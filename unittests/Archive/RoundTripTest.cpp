@@ -5,9 +5,9 @@
 #include "SampleModule.h"
 #include "TestFiles.h"
 
+#include "ZipLayout.h"
 #include "vmpack/Archive/ArchiveReader.h"
 #include "vmpack/Archive/MappedFile.h"
-#include "vmpack/Archive/ZipLayout.h"
 
 #include <gtest/gtest.h>
 
@@ -162,8 +162,9 @@ TEST(ZipLayout, PaddingBlocksAreAtLeastFourBytes) {
       const ZipPlacement &p = plan->entries[1];
       EXPECT_EQ(p.dataOffset % a, 0u);
       EXPECT_TRUE(p.paddingBlockSize == 0 || p.paddingBlockSize >= 4);
-      EXPECT_EQ(p.dataOffset, p.headerOffset + 30 + 2 + p.paddingBlockSize);
-      EXPECT_EQ(p.prefixOffset, 31 + before);
+      EXPECT_EQ(p.dataOffset,
+                p.headerOffset + zip::local::kSize + 2 + p.paddingBlockSize);
+      EXPECT_EQ(p.prefixOffset, zip::local::kSize + 1 + before);
       EXPECT_EQ(localPrefixBytes(entries[1], p).size(),
                 p.dataOffset - p.prefixOffset);
     }
@@ -181,14 +182,43 @@ TEST(ZipLayout, Zip64FieldsAppearExactlyWhenNeeded) {
   EXPECT_TRUE(plan->zip64End);
   std::string local = localPrefixBytes(entries[0], plan->entries[0]);
   // Sizes are 0xFFFFFFFF and the zip64 extra block follows the name.
-  EXPECT_EQ(local.substr(18, 8), std::string(8, '\xff'));
-  EXPECT_EQ(local.substr(33, 4), std::string("\x01\x00\x10\x00", 4));
+  EXPECT_EQ(local.substr(zip::local::kCompressedSize, 8),
+            std::string(8, '\xff'));
+  EXPECT_EQ(local.substr(zip::local::kSize + 3, 4),
+            std::string("\x01\x00\x10\x00", 4));
   std::string tail = centralDirectoryAndEndBytes(entries, *plan, "");
   // The second entry's header offset exceeds 32 bits: 0xFFFFFFFF + zip64.
-  size_t second = 46 + 3 + 4 + 16;
-  EXPECT_EQ(tail.substr(second + 42, 4), std::string(4, '\xff'));
-  EXPECT_EQ(tail.size(), second + 46 + 5 + 4 + 8 + 56 + 20 + 22);
+  size_t second = zip::central::kSize + 3 + 4 + 16;
+  EXPECT_EQ(tail.substr(second + zip::central::kLocalHeaderOffset, 4),
+            std::string(4, '\xff'));
+  EXPECT_EQ(tail.size(), second + zip::central::kSize + 5 + 4 + 8 +
+                             zip::zip64End::kSize + zip::zip64Locator::kSize +
+                             zip::end::kSize);
   EXPECT_EQ(plan->fileSize, plan->centralDirectoryOffset + tail.size());
+  // Each end record starts with its signature where the sizes put it, and
+  // the fields read back at their offsets (APPNOTE 4.3.14 to 4.3.16).
+  auto le = [&](size_t at, size_t n) {
+    uint64_t v = 0;
+    for (size_t k = 0; k < n; ++k)
+      v |= uint64_t(uint8_t(tail[at + k])) << (8 * k);
+    return v;
+  };
+  size_t zip64End = plan->endRecordsOffset - plan->centralDirectoryOffset;
+  size_t locator = zip64End + zip::zip64End::kSize;
+  size_t end = locator + zip::zip64Locator::kSize;
+  EXPECT_EQ(le(0, 4), 0x02014b50u);
+  EXPECT_EQ(le(zip64End, 4), 0x06064b50u);
+  EXPECT_EQ(le(zip64End + zip::zip64End::kRecordSize, 8), 44u);
+  EXPECT_EQ(le(zip64End + zip::zip64End::kEntries, 8), 2u);
+  EXPECT_EQ(le(zip64End + zip::zip64End::kDirectoryOffset, 8),
+            plan->centralDirectoryOffset);
+  EXPECT_EQ(le(locator, 4), 0x07064b50u);
+  EXPECT_EQ(le(locator + zip::zip64Locator::kEndOffset, 8),
+            plan->endRecordsOffset);
+  EXPECT_EQ(le(end, 4), 0x06054b50u);
+  EXPECT_EQ(le(end + zip::end::kEntries, 2), 2u);
+  EXPECT_EQ(le(end + zip::end::kDirectoryOffset, 4), 0xFFFFFFFFu);
+  EXPECT_EQ(le(end + zip::end::kCommentLength, 2), 0u);
 }
 
 } // namespace
