@@ -22,7 +22,9 @@ if(VMPACK_ENABLE_MLIR)
     ${PROJECT_BINARY_DIR}/include/vmpack
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
     FILES_MATCHING PATTERN "*.h" PATTERN "*.td" PATTERN "*.inc"
-    PATTERN "CMakeFiles" EXCLUDE)
+    PATTERN "CMakeFiles" EXCLUDE
+    # The index schema's FlatBuffers code is the archive layer's own.
+    PATTERN "module_generated.h" EXCLUDE)
 endif()
 
 set(VMPACK_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/vmpack)
