@@ -17,9 +17,9 @@
 #include "vmpack/Archive/Checksum.h"
 #include "vmpack/Archive/FileIO.h"
 #include "vmpack/Archive/SegmentInfo.h"
+#include "vmpack/Archive/WrittenRanges.h"
 
 #include <atomic>
-#include <map>
 #include <mutex>
 #include <unistd.h>
 #include <unordered_set>
@@ -48,13 +48,8 @@ public:
   ZipPlan plan;
   uint64_t indexLength = 0;
 
-  /// A written, checksummed byte range [start, end) of one segment.
-  struct Piece {
-    uint64_t end;
-    uint32_t crc;
-  };
   std::mutex mutex;
-  std::vector<std::map<uint64_t, Piece>> written; // by segment, keyed by start
+  std::vector<WrittenRanges> written; // by segment; guarded by mutex
   std::atomic<bool> failed{false};
   Status firstError = Status::ok(); // guarded by mutex
   bool tempRemoved = false;         // guarded by mutex
@@ -81,69 +76,29 @@ public:
   }
 
   Status recordPiece(uint32_t segment, uint64_t start, uint64_t end,
-                     uint32_t crc);
+                     uint32_t crc) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return written[segment].record(start, end, crc, [&] {
+      return "segment '" + contents.segments[segment].name + "'";
+    });
+  }
   Status checkCoverage(uint32_t segment, uint32_t &crc);
 };
 
 } // namespace vmpack::archive
 
-Status ArchiveWriterImpl::recordPiece(uint32_t segment, uint64_t start,
-                                      uint64_t end, uint32_t crc) {
-  std::lock_guard<std::mutex> lock(mutex);
-  auto &pieces = written[segment];
-  auto next = pieces.lower_bound(start);
-  auto overlap = [&](uint64_t a, uint64_t b) {
-    return Status::invalidArgument(
-        "segment '" + contents.segments[segment].name + "': bytes [" +
-        std::to_string(a) + ", " + std::to_string(b) + ") were written twice");
-  };
-  if (next != pieces.end() && next->first < end)
-    return overlap(next->first, std::min(end, next->second.end));
-  if (next != pieces.begin()) {
-    auto prev = std::prev(next);
-    if (prev->second.end > start)
-      return overlap(start, std::min(end, prev->second.end));
-    if (prev->second.end == start) {
-      crc = crc32Combine(prev->second.crc, crc, end - start);
-      start = prev->first;
-      pieces.erase(prev);
-    }
-  }
-  if (next != pieces.end() && next->first == end) {
-    crc = crc32Combine(crc, next->second.crc, next->second.end - end);
-    end = next->second.end;
-    pieces.erase(next);
-  }
-  pieces.emplace(start, Piece{end, crc});
-  return Status::ok();
-}
-
 Status ArchiveWriterImpl::checkCoverage(uint32_t segment, uint32_t &crc) {
   const SegmentInfo &s = contents.segments[segment];
-  const auto &pieces = written[segment];
-  if (s.length == 0) {
-    crc = 0;
-    return Status::ok();
-  }
-  if (pieces.size() == 1 && pieces.begin()->first == 0 &&
-      pieces.begin()->second.end == s.length) {
-    crc = pieces.begin()->second.crc;
-    return Status::ok();
-  }
-  uint64_t holeStart = 0;
-  for (const auto &[start, piece] : pieces) {
-    if (start != holeStart)
-      break;
-    holeStart = piece.end;
-  }
-  uint64_t holeEnd = s.length;
-  auto after = pieces.upper_bound(holeStart);
-  if (after != pieces.end())
-    holeEnd = after->first;
-  return Status::invalidArgument(
-      "segment '" + s.name + "': bytes [" + std::to_string(holeStart) + ", " +
-      std::to_string(holeEnd) + ") of " + std::to_string(s.length) +
-      " were never written");
+  if (Status st = written[segment].checkComplete(
+          s.length, [&] { return "segment '" + s.name + "'"; });
+      !st)
+    return st;
+  std::optional<uint32_t> whole = written[segment].checksum(s.length);
+  if (!whole)
+    return Status::internalError("segment '" + s.name +
+                                 "': written ranges do not merge");
+  crc = *whole;
+  return Status::ok();
 }
 
 ArchiveWriter::ArchiveWriter(std::unique_ptr<ArchiveWriterImpl> impl)

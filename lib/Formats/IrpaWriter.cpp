@@ -13,9 +13,9 @@
 
 #include "vmpack/Archive/FileIO.h"
 #include "vmpack/Archive/Format.h"
+#include "vmpack/Archive/WrittenRanges.h"
 
 #include <atomic>
-#include <map>
 #include <mutex>
 #include <unistd.h>
 #include <unordered_set>
@@ -197,9 +197,8 @@ public:
   IrpaLayout layout;
 
   std::mutex mutex;
-  /// Written byte ranges of each data entry, start -> end, merged when they
-  /// touch.
-  std::vector<std::map<uint64_t, uint64_t>> written;
+  /// Written byte ranges of each data entry; guarded by mutex.
+  std::vector<archive::detail::WrittenRanges> written;
   std::atomic<bool> failed{false};
   Status firstError = Status::ok(); // guarded by mutex
   bool tempRemoved = false;         // guarded by mutex
@@ -224,8 +223,19 @@ public:
   }
 
   StatusOr<uint32_t> add(IrpaEntryDesc desc);
-  Status recordPiece(uint32_t entry, uint64_t start, uint64_t end);
-  Status checkCoverage(uint32_t entry);
+  Status recordPiece(uint32_t index, uint64_t start, uint64_t end) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return written[index].record(start, end, 0, [&] {
+      return "parameter '" + printableName(entries[index].key) + "'";
+    });
+  }
+  Status checkCoverage(uint32_t index) {
+    const IrpaEntryDesc &e = entries[index];
+    if (e.isSplat)
+      return Status::ok();
+    return written[index].checkComplete(
+        e.length, [&] { return "parameter '" + printableName(e.key) + "'"; });
+  }
 };
 
 } // namespace vmpack::formats
@@ -246,59 +256,6 @@ StatusOr<uint32_t> IrpaWriterImpl::add(IrpaEntryDesc desc) {
                                    printableName(desc.key) + "'");
   entries.push_back(std::move(desc));
   return uint32_t(entries.size() - 1);
-}
-
-Status IrpaWriterImpl::recordPiece(uint32_t index, uint64_t start,
-                                   uint64_t end) {
-  std::lock_guard<std::mutex> lock(mutex);
-  auto &pieces = written[index];
-  auto overlap = [&](uint64_t a, uint64_t b) {
-    return Status::invalidArgument(
-        "parameter '" + printableName(entries[index].key) + "': bytes [" +
-        std::to_string(a) + ", " + std::to_string(b) + ") were written twice");
-  };
-  auto next = pieces.lower_bound(start);
-  if (next != pieces.end() && next->first < end)
-    return overlap(next->first, std::min(end, next->second));
-  if (next != pieces.begin()) {
-    auto prev = std::prev(next);
-    if (prev->second > start)
-      return overlap(start, std::min(end, prev->second));
-    if (prev->second == start) {
-      start = prev->first;
-      pieces.erase(prev);
-    }
-  }
-  if (next != pieces.end() && next->first == end) {
-    end = next->second;
-    pieces.erase(next);
-  }
-  pieces.emplace(start, end);
-  return Status::ok();
-}
-
-Status IrpaWriterImpl::checkCoverage(uint32_t index) {
-  const IrpaEntryDesc &e = entries[index];
-  const auto &pieces = written[index];
-  if (e.isSplat || e.length == 0)
-    return Status::ok();
-  if (pieces.size() == 1 && pieces.begin()->first == 0 &&
-      pieces.begin()->second == e.length)
-    return Status::ok();
-  uint64_t holeStart = 0;
-  for (const auto &[start, end] : pieces) {
-    if (start != holeStart)
-      break;
-    holeStart = end;
-  }
-  uint64_t holeEnd = e.length;
-  auto after = pieces.upper_bound(holeStart);
-  if (after != pieces.end())
-    holeEnd = after->first;
-  return Status::invalidArgument(
-      "parameter '" + printableName(e.key) + "': bytes [" +
-      std::to_string(holeStart) + ", " + std::to_string(holeEnd) + ") of " +
-      std::to_string(e.length) + " were never written");
 }
 
 IrpaWriter::IrpaWriter(std::unique_ptr<IrpaWriterImpl> impl)
