@@ -129,19 +129,6 @@ ArchiveWriter::create(const std::string &path, WriterOptions options) {
   return std::unique_ptr<ArchiveWriter>(new ArchiveWriter(std::move(impl)));
 }
 
-/// The record of a constant, from what segments and aliases share.
-static SegmentInfo toSegmentInfo(ConstantDesc &&desc) {
-  SegmentInfo s;
-  s.name = std::move(desc.name);
-  s.mlirType = std::move(desc.mlirType);
-  s.elementType = desc.elementType;
-  s.shape = std::move(desc.shape);
-  s.sourceKind = desc.sourceKind;
-  s.sourceKey = std::move(desc.sourceKey);
-  s.sourceAlignment = desc.sourceAlignment;
-  return s;
-}
-
 StatusOr<uint32_t> ArchiveWriter::addSegment(SegmentDesc desc) {
   if (impl->phase != ArchiveWriterImpl::Phase::Plan)
     return Status::invalidArgument("addSegment('" + desc.name +
@@ -150,13 +137,7 @@ StatusOr<uint32_t> ArchiveWriter::addSegment(SegmentDesc desc) {
     return impl->currentError();
   if (impl->contents.segments.size() >= UINT32_MAX)
     return Status::invalidArgument("too many segments");
-  SegmentInfo s = toSegmentInfo(std::move(desc));
-  s.encoding = desc.encoding;
-  s.length = desc.length;
-  s.alignment = desc.alignment;
-  s.foreignKind = desc.foreignKind;
-  s.foreignType = desc.foreignType;
-  s.foreignShape = std::move(desc.foreignShape);
+  SegmentInfo s(std::move(desc));
   if (Status st = validateSegment(s); !st)
     return st;
   if (!impl->names.insert(s.name).second)
@@ -178,8 +159,7 @@ Status ArchiveWriter::addAlias(AliasDesc desc) {
                                    std::to_string(desc.segment) + " of " +
                                    std::to_string(c.segments.size()));
   uint32_t segment = desc.segment;
-  SegmentInfo a = toSegmentInfo(std::move(desc));
-  a.aliasOf = segment;
+  SegmentInfo a(std::move(desc), segment);
   if (Status st = validateAlias(a, c.segments[desc.segment]); !st)
     return Status::invalidArgument("alias '" + a.name + "' of segment '" +
                                    c.segments[desc.segment].name +

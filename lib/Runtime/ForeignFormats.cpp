@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ForeignFormats.h"
+#include "SegmentRecord.h"
 
 #include "vmpack/Formats/GgufValueText.h"
 #include "vmpack/Formats/Safetensors.h"
@@ -255,24 +256,9 @@ std::optional<size_t> ForeignFile::find(std::string_view name) const {
 void vmpack::runtime::fillSegmentInfo(const ForeignFile &file, size_t index,
                                       vmpack_segment_info_t &i) {
   const TensorInfo &t = file.tensor(index);
-  i = vmpack_segment_info_t();
-  i.name = t.name.c_str();
-  i.name_length = t.name.size();
-  i.mlir_type = file.mlirType(index).c_str();
-  i.element_type = file.elementTypeName(index).c_str();
-  i.scalar_kind = vmpack_scalar_kind_t(t.elementType.scalar.kind);
-  i.scalar_bits = t.elementType.scalar.width;
-  i.is_complex = t.elementType.isComplex ? 1 : 0;
-  i.rank = t.shape.size();
-  i.shape = t.shape.data();
-  i.element_count = file.numElements(index);
-  i.encoding = vmpack_encoding_t(t.encoding);
-  i.data = file.tensorData(index);
-  i.offset = t.offset;
-  i.length = t.length;
-  i.alignment = file.alignment(index);
-  i.checksum = 0;
-  i.source_kind = VMPACK_SOURCE_DENSE;
-  i.source_key = "";
-  i.kind = VMPACK_SEGMENT_TYPED;
+  // Typed, with no checksum and no source.
+  fillTypedSegment(i, t.name, file.mlirType(index), file.elementTypeName(index),
+                   t.elementType, t.shape, file.numElements(index), t.encoding,
+                   file.tensorData(index), t.offset, t.length,
+                   file.alignment(index));
 }

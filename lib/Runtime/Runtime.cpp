@@ -11,6 +11,7 @@
 #include "vmpack/vmpack.h"
 
 #include "ForeignFormats.h"
+#include "SegmentRecord.h"
 
 #include "vmpack/Archive/ArchiveReader.h"
 #include "vmpack/Archive/Format.h"
@@ -627,32 +628,16 @@ vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
     }
     const SegmentInfo &s = module->reader->constant(index);
     vmpack_segment_info_t &i = *out_info;
-    i.name = s.name.c_str();
-    i.name_length = s.name.size();
-    i.mlir_type = s.mlirType.c_str();
-    i.element_type = module->elementTypeNames[index].c_str();
-    i.scalar_kind = vmpack_scalar_kind_t(s.elementType.scalar.kind);
-    i.scalar_bits = s.elementType.scalar.width;
-    i.is_complex = s.elementType.isComplex ? 1 : 0;
-    i.rank = s.shape.size();
-    i.shape = s.shape.data();
-    i.element_count = s.numElements;
-    i.encoding = vmpack_encoding_t(s.encoding);
-    i.data = module->reader->constantData(index);
-    i.offset = s.offset;
-    i.length = s.length;
-    i.alignment = s.alignment;
+    vmpack::runtime::fillTypedSegment(
+        i, s.name, s.mlirType, module->elementTypeNames[index], s.elementType,
+        s.shape, s.numElements, s.encoding, module->reader->constantData(index),
+        s.offset, s.length, s.alignment);
     i.checksum = s.checksum;
     i.source_kind = vmpack_source_kind_t(s.sourceKind);
     i.source_key = s.sourceKey.c_str();
     i.source_alignment = s.sourceAlignment;
     i.is_alias = s.isAlias ? 1 : 0;
     i.alias_of = s.aliasOf;
-    i.kind = VMPACK_SEGMENT_TYPED;
-    i.splat_pattern = nullptr;
-    i.splat_pattern_length = 0;
-    i.metadata = nullptr;
-    i.metadata_length = 0;
     return VMPACK_OK;
   });
 }

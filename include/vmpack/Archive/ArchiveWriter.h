@@ -19,6 +19,7 @@
 #define VMPACK_ARCHIVE_ARCHIVEWRITER_H
 
 #include "vmpack/Archive/Format.h"
+#include "vmpack/Archive/SegmentInfo.h"
 #include "vmpack/Archive/Status.h"
 #include "vmpack/Pack/ElementType.h"
 #include "vmpack/Pack/Encoding.h"
@@ -30,30 +31,6 @@
 #include <vector>
 
 namespace vmpack::archive {
-
-/// What segments and aliases both say of a constant: its name, logical
-/// type and where the compiler found it.
-struct ConstantDesc {
-  std::string name;
-  std::string mlirType;
-  vmpack::ElementType elementType;
-  std::vector<int64_t> shape;
-  SourceKind sourceKind = SourceKind::Dense;
-  std::string sourceKey;
-  uint32_t sourceAlignment = 0;
-};
-
-/// A segment to be written. `length` must equal the encoded size of `shape`
-/// in `encoding` (checked by addSegment).
-struct SegmentDesc : ConstantDesc {
-  vmpack::Encoding encoding;
-  uint64_t length;
-  uint32_t alignment = kDefaultSegmentAlignment;
-  /// Foreign bytes (format version 2): see SegmentInfo.
-  uint8_t foreignKind = kForeignNone;
-  uint32_t foreignType = 0;
-  std::vector<int64_t> foreignShape;
-};
 
 /// A constant stored in an earlier segment's bytes (format version 2):
 /// its own name, type and source; `segment` is the number addSegment

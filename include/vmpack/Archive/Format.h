@@ -93,6 +93,10 @@ struct Trailer {
   uint32_t indexChecksum = 0;
 };
 inline constexpr size_t kTrailerLength = 66;
+static_assert(std::string_view("vmpack VVVV index=OOOOOOOOOOOOOOOO+"
+                               "LLLLLLLLLLLLLLLL crc32=CCCCCCCC")
+                      .size() == kTrailerLength,
+              "the trailer's fields fill kTrailerLength bytes");
 std::string formatTrailer(const Trailer &trailer);
 /// Parses any version's trailer (the caller checks the version), or nullopt.
 std::optional<Trailer> parseTrailer(std::string_view comment);

@@ -49,7 +49,8 @@ inline constexpr size_t kVersionMinor = 6;      // uint16
 inline constexpr size_t kHeaderSize = 8;        // uint64
 inline constexpr size_t kNextHeaderOffset = 16; // uint64
 inline constexpr size_t kFlags = 24;            // uint64
-inline constexpr size_t kSize = 32;
+inline constexpr size_t kSize = kFlags + 8;
+static_assert(kSize == 32, "sizeof(iree_io_parameter_archive_header_prefix_t)");
 } // namespace prefix
 
 /// iree_io_parameter_archive_header_v0_t.
