@@ -10,6 +10,8 @@
 
 #include "BoundedJson.h"
 
+#include "vmpack/Formats/Tensor.h"
+
 #include <set>
 #include <vector>
 
@@ -23,24 +25,6 @@ struct LimitError {
   std::string message;
 };
 } // namespace
-
-std::string vmpack::formats::quoteName(std::string_view name) {
-  static const char hex[] = "0123456789abcdef";
-  std::string out = "'";
-  for (size_t i = 0; i < name.size() && i < 200; ++i) {
-    unsigned char c = static_cast<unsigned char>(name[i]);
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += char(c);
-    }
-  }
-  if (name.size() > 200)
-    out += "...";
-  return out + "'";
-}
 
 StatusOr<json> vmpack::formats::parseBoundedJson(const uint8_t *data,
                                                  size_t size, unsigned maxDepth,

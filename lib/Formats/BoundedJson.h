@@ -25,10 +25,6 @@ namespace vmpack::formats {
 using archive::Status;
 using archive::StatusOr;
 
-/// A name for a message: quoted, control characters as \xNN, at most 200
-/// bytes then "...".
-std::string quoteName(std::string_view name);
-
 /// Called for every key with the number of objects open (1 for the keys of
 /// the top-level object).
 using JsonKeyObserver = std::function<void(int depth, const std::string &)>;

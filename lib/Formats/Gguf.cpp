@@ -24,35 +24,7 @@
 using namespace vmpack;
 using namespace vmpack::formats;
 
-namespace {
-
-constexpr uint32_t kMagic = 0x46554747; // "GGUF" read little-endian
-constexpr uint32_t kVersion = 3;
-constexpr size_t kMaxWrittenNameBytes = kGgufMaxWrittenNameBytes;
-/// GGML_QNT_VERSION, written when quantized tensors need it and the caller
-/// gave none (docs/gguf.md: general.quantization_version).
-constexpr uint32_t kQuantizationVersion = 2;
-
-std::string quoteName(std::string_view name) {
-  std::string out = "'";
-  for (size_t i = 0; i < name.size() && i < 200; ++i) {
-    unsigned char c = static_cast<unsigned char>(name[i]);
-    if (c < 0x20 || c >= 0x7f) {
-      static const char hex[] = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += char(c);
-    }
-  }
-  if (name.size() > 200)
-    out += "...";
-  return out + "'";
-}
-
-/// Bytes of one scalar of a metadata type; 0 for String and Array.
-unsigned scalarBytes(GgufType type) {
+unsigned vmpack::formats::ggufScalarBytes(GgufType type) {
   switch (type) {
   case GgufType::UInt8:
   case GgufType::Int8:
@@ -75,6 +47,20 @@ unsigned scalarBytes(GgufType type) {
   }
   return 0;
 }
+
+bool vmpack::formats::ggufIsSigned(GgufType type) {
+  return type == GgufType::Int8 || type == GgufType::Int16 ||
+         type == GgufType::Int32 || type == GgufType::Int64;
+}
+
+namespace {
+
+constexpr uint32_t kMagic = 0x46554747; // "GGUF" read little-endian
+constexpr uint32_t kVersion = 3;
+constexpr size_t kMaxWrittenNameBytes = kGgufMaxWrittenNameBytes;
+/// GGML_QNT_VERSION, written when quantized tensors need it and the caller
+/// gave none (docs/gguf.md: general.quantization_version).
+constexpr uint32_t kQuantizationVersion = 2;
 
 bool isKnownType(uint32_t t) { return t <= uint32_t(GgufType::Float64); }
 
@@ -162,7 +148,7 @@ bool readValue(Cursor &in, GgufType type, const std::string &key,
                      std::to_string(count) + " elements exceeds the limit of " +
                      std::to_string(limits.maxArrayElements));
     value.elementType = GgufType(element);
-    unsigned each = scalarBytes(value.elementType);
+    unsigned each = ggufScalarBytes(value.elementType);
     // Every element takes at least its fixed bytes (8 for a string's
     // length): check before reserving anything.
     if (count > in.remaining() / (each ? each : 8))
@@ -188,7 +174,7 @@ bool readValue(Cursor &in, GgufType type, const std::string &key,
     return true;
   }
   value.scalars.emplace_back();
-  if (!in.bytes(scalarBytes(type), value.scalars.back(), "a value"))
+  if (!in.bytes(ggufScalarBytes(type), value.scalars.back(), "a value"))
     return false;
   if (type == GgufType::Bool && value.scalars.back() > 1)
     return in.fail("key " + quoteName(key) + ": a bool is " +
@@ -483,11 +469,11 @@ public:
       } else {
         u64(v.scalars.size());
         for (uint64_t s : v.scalars)
-          bytes(s, scalarBytes(v.elementType));
+          bytes(s, ggufScalarBytes(v.elementType));
       }
       return;
     }
-    bytes(v.scalars.at(0), scalarBytes(v.type));
+    bytes(v.scalars.at(0), ggufScalarBytes(v.type));
   }
   std::string out;
 };
@@ -514,7 +500,7 @@ Status checkValue(const GgufKeyValue &kv) {
     return bad("a scalar value holds one number");
   }
   unsigned each =
-      scalarBytes(v.type == GgufType::Array ? v.elementType : v.type);
+      ggufScalarBytes(v.type == GgufType::Array ? v.elementType : v.type);
   for (uint64_t s : v.scalars)
     if (each < 8 && (s >> (8 * each)) != 0)
       return bad("a value does not fit its type");

@@ -54,28 +54,8 @@ std::optional<GgufType> typeNamed(std::string_view name) {
   return std::nullopt;
 }
 
-unsigned bitsOf(GgufType type) {
-  switch (type) {
-  case GgufType::UInt8:
-  case GgufType::Int8:
-  case GgufType::Bool:
-    return 8;
-  case GgufType::UInt16:
-  case GgufType::Int16:
-    return 16;
-  case GgufType::UInt32:
-  case GgufType::Int32:
-  case GgufType::Float32:
-    return 32;
-  default:
-    return 64;
-  }
-}
-
-bool isSigned(GgufType t) {
-  return t == GgufType::Int8 || t == GgufType::Int16 || t == GgufType::Int32 ||
-         t == GgufType::Int64;
-}
+/// Bits of one scalar of a number type.
+unsigned bitsOf(GgufType type) { return 8 * ggufScalarBytes(type); }
 
 /// The shortest %g text whose strtod (then, for float32, conversion to
 /// float) gives the same bits, with a '.' or exponent so that it reads as
@@ -126,7 +106,7 @@ std::string scalarText(GgufType type, uint64_t bits) {
   if (type == GgufType::Float32 || type == GgufType::Float64)
     return floatText(type, bits);
   unsigned width = bitsOf(type);
-  if (isSigned(type)) {
+  if (ggufIsSigned(type)) {
     int64_t v = width == 64 ? int64_t(bits)
                             : int64_t(bits << (64 - width)) >> (64 - width);
     return std::to_string(v);
@@ -177,9 +157,9 @@ uint64_t scalarBits(GgufType type, const json &v) {
   if (v.is_number_unsigned() ||
       (v.is_number_integer() && v.get<int64_t>() >= 0)) {
     uint64_t u = v.get<uint64_t>();
-    uint64_t max = isSigned(type) ? (uint64_t(1) << (width - 1)) - 1
-                   : width == 64  ? UINT64_MAX
-                                  : (uint64_t(1) << width) - 1;
+    uint64_t max = ggufIsSigned(type) ? (uint64_t(1) << (width - 1)) - 1
+                   : width == 64      ? UINT64_MAX
+                                      : (uint64_t(1) << width) - 1;
     if (u > max)
       throw DecodeError{std::to_string(u) + " does not fit " + nameOf(type)};
     return u;
@@ -187,7 +167,7 @@ uint64_t scalarBits(GgufType type, const json &v) {
   if (v.is_number_integer()) {
     int64_t s = v.get<int64_t>();
     int64_t min = width == 64 ? INT64_MIN : -(int64_t(1) << (width - 1));
-    if (!isSigned(type) || s < min)
+    if (!ggufIsSigned(type) || s < min)
       throw DecodeError{std::to_string(s) + " does not fit " + nameOf(type)};
     return width == 64 ? uint64_t(s)
                        : uint64_t(s) & ((uint64_t(1) << width) - 1);

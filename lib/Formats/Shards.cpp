@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <set>
@@ -630,15 +631,24 @@ splitKey(const WeightFile &f, std::string_view key, GgufType type) {
   return std::optional<uint64_t>();
 }
 
+/// Removes the entries of `metadata` whose key (`keyOf` of the entry) is
+/// one of `keys`: a set's bookkeeping, which the output writes anew.
+template <typename Entry, typename KeyOf>
+void dropKeys(std::vector<Entry> &metadata,
+              std::initializer_list<std::string_view> keys, KeyOf keyOf) {
+  metadata.erase(std::remove_if(metadata.begin(), metadata.end(),
+                                [&](const Entry &e) {
+                                  return std::find(keys.begin(), keys.end(),
+                                                   keyOf(e)) != keys.end();
+                                }),
+                 metadata.end());
+}
+
+/// gguf-split's keys.
 void dropSplitKeys(WeightFile &f) {
-  auto &m = f.ggufMetadata;
-  m.erase(std::remove_if(m.begin(), m.end(),
-                         [](const GgufKeyValue &kv) {
-                           return kv.key == kGgufSplitNoKey ||
-                                  kv.key == kGgufSplitCountKey ||
-                                  kv.key == kGgufSplitTensorsCountKey;
-                         }),
-          m.end());
+  dropKeys(f.ggufMetadata,
+           {kGgufSplitNoKey, kGgufSplitCountKey, kGgufSplitTensorsCountKey},
+           [](const GgufKeyValue &kv) -> std::string_view { return kv.key; });
 }
 
 StatusOr<FileList> openGgufSet(const std::string &path) {
@@ -739,15 +749,14 @@ StatusOr<FileList> openGgufSet(const std::string &path) {
   return files;
 }
 
+/// vmpack's shard keys.
 void dropShardKeys(WeightFile &f) {
-  auto &m = f.stringMetadata;
-  m.erase(std::remove_if(m.begin(), m.end(),
-                         [](const std::pair<std::string, std::string> &kv) {
-                           return kv.first == kVmpkShardNoKey ||
-                                  kv.first == kVmpkShardCountKey ||
-                                  kv.first == kVmpkShardSegmentsKey;
-                         }),
-          m.end());
+  dropKeys(
+      f.stringMetadata,
+      {kVmpkShardNoKey, kVmpkShardCountKey, kVmpkShardSegmentsKey},
+      [](const std::pair<std::string, std::string> &kv) -> std::string_view {
+        return kv.first;
+      });
 }
 
 StatusOr<FileList> openVmpkSet(const std::string &path) {

@@ -82,3 +82,21 @@ vmpack::formats::parseTensorTypeString(std::string_view text) {
     return std::nullopt;
   return std::make_pair(*type, std::move(shape));
 }
+
+std::string vmpack::formats::quoteName(std::string_view name) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out = "'";
+  for (size_t i = 0; i < name.size() && i < 200; ++i) {
+    unsigned char c = static_cast<unsigned char>(name[i]);
+    if (c < 0x20 || c >= 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += char(c);
+    }
+  }
+  if (name.size() > 200)
+    out += "...";
+  return out + "'";
+}

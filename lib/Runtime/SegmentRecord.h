@@ -27,14 +27,15 @@ namespace detail {
 template <typename C, typename CXX> constexpr bool carries() {
   return std::is_integral_v<C> && std::is_integral_v<CXX> &&
          sizeof(C) >= sizeof(CXX) &&
-         (std::is_signed_v<C> == std::is_signed_v<CXX> || sizeof(C) > sizeof(CXX));
+         (std::is_signed_v<C> == std::is_signed_v<CXX> ||
+          sizeof(C) > sizeof(CXX));
 }
 } // namespace detail
 
 #define VMPACK_CARRIES(CFIELD, CXXTYPE)                                        \
-  static_assert(detail::carries<decltype(vmpack_segment_info_t::CFIELD),       \
-                                CXXTYPE>(),                                    \
-                "vmpack_segment_info_t::" #CFIELD " holds every " #CXXTYPE)
+  static_assert(                                                               \
+      detail::carries<decltype(vmpack_segment_info_t::CFIELD), CXXTYPE>(),     \
+      "vmpack_segment_info_t::" #CFIELD " holds every " #CXXTYPE)
 VMPACK_CARRIES(offset, decltype(archive::SegmentInfo::offset));
 VMPACK_CARRIES(offset, decltype(formats::TensorInfo::offset));
 VMPACK_CARRIES(length, decltype(archive::SegmentDesc::length));
@@ -64,8 +65,8 @@ inline void fillTypedSegment(vmpack_segment_info_t &i, const std::string &name,
                              const ElementType &elementType,
                              const std::vector<int64_t> &shape,
                              uint64_t numElements, Encoding encoding,
-                             const void *data, uint64_t offset,
-                             uint64_t length, uint32_t alignment) {
+                             const void *data, uint64_t offset, uint64_t length,
+                             uint32_t alignment) {
   i = vmpack_segment_info_t();
   i.name = name.c_str();
   i.name_length = name.size();

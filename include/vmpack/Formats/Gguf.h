@@ -45,6 +45,13 @@ enum class GgufType : uint32_t {
   Float64 = 12,
 };
 
+/// Bytes of one scalar of a metadata value type (ggml's gguf_type_size);
+/// 0 for String and Array. The reader, the writer and the text form of
+/// values (GgufValueText.h) all size values by it.
+unsigned ggufScalarBytes(GgufType type);
+/// True for the signed integer types (Int8, Int16, Int32, Int64).
+bool ggufIsSigned(GgufType type);
+
 /// One metadata value. Numbers and booleans keep their exact bits in
 /// `scalars` (one entry, or one per array element); strings are in
 /// `strings`. Arrays of arrays are not allowed (ggml's reader rejects them).

@@ -66,6 +66,10 @@ struct TensorSource {
 
 /// Product of `shape`, or nullopt if a dimension is negative or the product
 /// does not fit in 63 bits.
+/// A name for a message: quoted, every byte outside printable ASCII as
+/// \xNN (names come from untrusted files), at most 200 bytes then "...".
+std::string quoteName(std::string_view name);
+
 std::optional<uint64_t> numElements(const std::vector<int64_t> &shape);
 
 /// The exact stored size of a non-opaque tensor in `encoding`, or nullopt
