@@ -35,9 +35,8 @@ public:
   enum class Phase { Plan, Data, Finished };
 
   std::string path;
-  std::string tempPath;
   WriterOptions options;
-  int fd = -1;
+  TempOutput out;
   Phase phase = Phase::Plan;
 
   ModuleContents contents;
@@ -50,30 +49,9 @@ public:
 
   std::mutex mutex;
   std::vector<WrittenRanges> written; // by segment; guarded by mutex
-  std::atomic<bool> failed{false};
-  Status firstError = Status::ok(); // guarded by mutex
-  bool tempRemoved = false;         // guarded by mutex
-
-  /// Records the first failure and removes the temporary file at once, so
-  /// that no failure path leaves it behind.
-  Status fail(Status status) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!failed.exchange(true)) {
-      firstError = status;
-      removeTempLocked();
-    }
-    return firstError;
-  }
-  Status currentError() {
-    std::lock_guard<std::mutex> lock(mutex);
-    return firstError;
-  }
-  void removeTempLocked() {
-    if (!tempRemoved && !tempPath.empty()) {
-      ::unlink(tempPath.c_str());
-      tempRemoved = true;
-    }
-  }
+  /// Records the first failure and removes the temporary file at once.
+  Status fail(Status status) { return out.fail(std::move(status)); }
+  Status currentError() { return out.firstError(); }
 
   Status recordPiece(uint32_t segment, uint64_t start, uint64_t end,
                      uint32_t crc) {
@@ -104,14 +82,7 @@ Status ArchiveWriterImpl::checkCoverage(uint32_t segment, uint32_t &crc) {
 ArchiveWriter::ArchiveWriter(std::unique_ptr<ArchiveWriterImpl> impl)
     : impl(std::move(impl)) {}
 
-ArchiveWriter::~ArchiveWriter() {
-  if (impl->fd >= 0)
-    ::close(impl->fd);
-  if (impl->phase != ArchiveWriterImpl::Phase::Finished) {
-    std::lock_guard<std::mutex> lock(impl->mutex);
-    impl->removeTempLocked();
-  }
-}
+ArchiveWriter::~ArchiveWriter() = default;
 
 StatusOr<std::unique_ptr<ArchiveWriter>>
 ArchiveWriter::create(const std::string &path, WriterOptions options) {
@@ -124,7 +95,7 @@ ArchiveWriter::create(const std::string &path, WriterOptions options) {
   if (Status st = validateMetadata(impl->contents.metadata); !st)
     return st;
   impl->contents.program.name = std::string(kProgramEntryName);
-  if (Status st = createTempFileBeside(path, impl->fd, impl->tempPath); !st)
+  if (Status st = impl->out.create(path); !st)
     return st;
   return std::unique_ptr<ArchiveWriter>(new ArchiveWriter(std::move(impl)));
 }
@@ -133,7 +104,7 @@ StatusOr<uint32_t> ArchiveWriter::addSegment(SegmentDesc desc) {
   if (impl->phase != ArchiveWriterImpl::Phase::Plan)
     return Status::invalidArgument("addSegment('" + desc.name +
                                    "') after beginData(): the layout is fixed");
-  if (impl->failed)
+  if (impl->out.failed())
     return impl->currentError();
   if (impl->contents.segments.size() >= UINT32_MAX)
     return Status::invalidArgument("too many segments");
@@ -150,7 +121,7 @@ Status ArchiveWriter::addAlias(AliasDesc desc) {
   if (impl->phase != ArchiveWriterImpl::Phase::Plan)
     return Status::invalidArgument("addAlias('" + desc.name +
                                    "') after beginData(): the layout is fixed");
-  if (impl->failed)
+  if (impl->out.failed())
     return impl->currentError();
   ModuleContents &c = impl->contents;
   if (desc.segment >= c.segments.size())
@@ -178,7 +149,7 @@ Status ArchiveWriter::beginData() {
   ArchiveWriterImpl &w = *impl;
   if (w.phase != ArchiveWriterImpl::Phase::Plan)
     return Status::invalidArgument("beginData() called twice");
-  if (w.failed)
+  if (w.out.failed())
     return w.currentError();
   ModuleContents &c = w.contents;
   c.formatVersion = requiredFormatVersion(c);
@@ -199,10 +170,10 @@ Status ArchiveWriter::beginData() {
 
   // Reserve every block now, so that a full disk or a file-size limit is
   // reported here rather than halfway through the data.
-  if (Status st = reserveFileSpace(w.fd, w.plan.fileSize, w.path); !st)
+  if (Status st = reserveFileSpace(w.out.fd(), w.plan.fileSize, w.path); !st)
     return w.fail(st);
-  if (Status st = pwriteAll(w.fd, w.programBytes.data(), w.programBytes.size(),
-                            c.program.offset,
+  if (Status st = pwriteAll(w.out.fd(), w.programBytes.data(),
+                            w.programBytes.size(), c.program.offset,
                             "writing the program of '" + w.path + "'");
       !st)
     return w.fail(st);
@@ -219,7 +190,7 @@ Status ArchiveWriter::writeSegmentData(uint32_t segment,
   if (w.phase != ArchiveWriterImpl::Phase::Data)
     return Status::invalidArgument(
         "writeSegmentData outside beginData() ... finish()");
-  if (w.failed)
+  if (w.out.failed())
     return w.currentError();
   if (segment >= w.contents.segments.size())
     return w.fail(Status::invalidArgument(
@@ -236,7 +207,7 @@ Status ArchiveWriter::writeSegmentData(uint32_t segment,
     return Status::ok();
   uint32_t crc = crc32Update(0, data, size);
   if (Status st =
-          pwriteAll(w.fd, data, size, s.offset + offsetInSegment,
+          pwriteAll(w.out.fd(), data, size, s.offset + offsetInSegment,
                     "writing segment '" + s.name + "' to '" + w.path + "'");
       !st)
     return w.fail(st);
@@ -251,7 +222,7 @@ Status ArchiveWriter::finish() {
     return w.fail(Status::invalidArgument("finish() without beginData()"));
   if (w.phase == ArchiveWriterImpl::Phase::Finished)
     return Status::invalidArgument("finish() called twice");
-  if (w.failed)
+  if (w.out.failed())
     return w.currentError();
   ModuleContents &c = w.contents;
   for (uint32_t i = 0; i < c.segments.size(); ++i) {
@@ -273,15 +244,15 @@ Status ArchiveWriter::finish() {
 
   for (size_t i = 0; i < w.entries.size(); ++i) {
     std::string prefix = localPrefixBytes(w.entries[i], w.plan.entries[i]);
-    if (Status st = pwriteAll(w.fd, prefix.data(), prefix.size(),
+    if (Status st = pwriteAll(w.out.fd(), prefix.data(), prefix.size(),
                               w.plan.entries[i].prefixOffset,
                               "writing ZIP headers to '" + w.path + "'");
         !st)
       return w.fail(st);
   }
-  if (Status st =
-          pwriteAll(w.fd, index.data(), index.size(), indexPlacement.dataOffset,
-                    "writing the index to '" + w.path + "'");
+  if (Status st = pwriteAll(w.out.fd(), index.data(), index.size(),
+                            indexPlacement.dataOffset,
+                            "writing the index to '" + w.path + "'");
       !st)
     return w.fail(st);
   Trailer trailer;
@@ -292,20 +263,14 @@ Status ArchiveWriter::finish() {
   std::string tail =
       centralDirectoryAndEndBytes(w.entries, w.plan, formatTrailer(trailer));
   if (Status st = pwriteAll(
-          w.fd, tail.data(), tail.size(), w.plan.centralDirectoryOffset,
+          w.out.fd(), tail.data(), tail.size(), w.plan.centralDirectoryOffset,
           "writing the central directory to '" + w.path + "'");
       !st)
     return w.fail(st);
 
-  int fd = w.fd;
-  w.fd = -1;
-  bool renamed = false;
-  Status committed =
-      commitTempFile(fd, w.tempPath, w.path, w.options.fsync, renamed);
-  if (renamed)
+  Status committed = w.out.commit(w.options.fsync);
+  if (w.out.committed())
     w.phase = ArchiveWriterImpl::Phase::Finished;
-  else if (!committed)
-    return w.fail(committed);
   return committed;
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 using namespace vmpack::archive;
+using namespace vmpack::archive::detail;
 
 std::string vmpack::archive::detail::errnoText(int err) {
   return std::error_code(err, std::generic_category()).message();
@@ -125,4 +126,48 @@ Status vmpack::archive::detail::commitTempFile(int fd,
     return Status::ioError("fsync of directory '" + dir +
                            "': " + errnoText(err));
   return Status::ok();
+}
+
+TempOutput::~TempOutput() {
+  if (fileFd >= 0)
+    ::close(fileFd);
+  if (!renamed) {
+    std::lock_guard<std::mutex> lock(mutex);
+    removeTempLocked();
+  }
+}
+
+Status TempOutput::create(const std::string &path) {
+  destination = path;
+  return createTempFileBeside(path, fileFd, tempPath);
+}
+
+Status TempOutput::fail(Status status) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!failedFlag.exchange(true)) {
+    error = std::move(status);
+    removeTempLocked();
+  }
+  return error;
+}
+
+Status TempOutput::firstError() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return error;
+}
+
+Status TempOutput::commit(bool fsync) {
+  int fd = fileFd;
+  fileFd = -1;
+  Status committed = commitTempFile(fd, tempPath, destination, fsync, renamed);
+  if (!renamed && !committed)
+    return fail(committed);
+  return committed;
+}
+
+void TempOutput::removeTempLocked() {
+  if (!tempRemoved && !tempPath.empty()) {
+    ::unlink(tempPath.c_str());
+    tempRemoved = true;
+  }
 }

@@ -187,9 +187,8 @@ public:
   enum class Phase { Plan, Data, Finished };
 
   std::string path;
-  std::string tempPath;
   IrpaWriterOptions options;
-  int fd = -1;
+  TempOutput out;
   Phase phase = Phase::Plan;
 
   std::vector<IrpaEntryDesc> entries;
@@ -199,28 +198,9 @@ public:
   std::mutex mutex;
   /// Written byte ranges of each data entry; guarded by mutex.
   std::vector<archive::detail::WrittenRanges> written;
-  std::atomic<bool> failed{false};
-  Status firstError = Status::ok(); // guarded by mutex
-  bool tempRemoved = false;         // guarded by mutex
-
-  Status fail(Status status) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!failed.exchange(true)) {
-      firstError = status;
-      removeTempLocked();
-    }
-    return firstError;
-  }
-  Status currentError() {
-    std::lock_guard<std::mutex> lock(mutex);
-    return firstError;
-  }
-  void removeTempLocked() {
-    if (!tempRemoved && !tempPath.empty()) {
-      ::unlink(tempPath.c_str());
-      tempRemoved = true;
-    }
-  }
+  /// Records the first failure and removes the temporary file at once.
+  Status fail(Status status) { return out.fail(std::move(status)); }
+  Status currentError() { return out.firstError(); }
 
   StatusOr<uint32_t> add(IrpaEntryDesc desc);
   Status recordPiece(uint32_t index, uint64_t start, uint64_t end) {
@@ -245,7 +225,7 @@ StatusOr<uint32_t> IrpaWriterImpl::add(IrpaEntryDesc desc) {
     return Status::invalidArgument("adding parameter '" +
                                    printableName(desc.key) +
                                    "' after beginData(): the layout is fixed");
-  if (failed)
+  if (out.failed())
     return currentError();
   if (entries.size() >= UINT32_MAX)
     return Status::invalidArgument("too many parameters");
@@ -261,21 +241,14 @@ StatusOr<uint32_t> IrpaWriterImpl::add(IrpaEntryDesc desc) {
 IrpaWriter::IrpaWriter(std::unique_ptr<IrpaWriterImpl> impl)
     : impl(std::move(impl)) {}
 
-IrpaWriter::~IrpaWriter() {
-  if (impl->fd >= 0)
-    ::close(impl->fd);
-  if (impl->phase != IrpaWriterImpl::Phase::Finished) {
-    std::lock_guard<std::mutex> lock(impl->mutex);
-    impl->removeTempLocked();
-  }
-}
+IrpaWriter::~IrpaWriter() = default;
 
 StatusOr<std::unique_ptr<IrpaWriter>>
 IrpaWriter::create(const std::string &path, IrpaWriterOptions options) {
   auto impl = std::make_unique<IrpaWriterImpl>();
   impl->path = path;
   impl->options = options;
-  if (Status st = createTempFileBeside(path, impl->fd, impl->tempPath); !st)
+  if (Status st = impl->out.create(path); !st)
     return st;
   return std::unique_ptr<IrpaWriter>(new IrpaWriter(std::move(impl)));
 }
@@ -313,7 +286,7 @@ Status IrpaWriter::beginData() {
   IrpaWriterImpl &w = *impl;
   if (w.phase != IrpaWriterImpl::Phase::Plan)
     return Status::invalidArgument("beginData() called twice");
-  if (w.failed)
+  if (w.out.failed())
     return w.currentError();
   StatusOr<IrpaLayout> layout = planIrpaLayout(w.entries);
   if (!layout)
@@ -326,10 +299,10 @@ Status IrpaWriter::beginData() {
   w.written.resize(w.entries.size());
   // Reserve every block now, so that a full disk or a file-size limit is
   // reported here rather than halfway through the data.
-  if (Status st = reserveFileSpace(w.fd, w.layout.fileSize, w.path); !st)
+  if (Status st = reserveFileSpace(w.out.fd(), w.layout.fileSize, w.path); !st)
     return w.fail(st);
   std::string head = encodeIrpaHead(w.entries, w.layout);
-  if (Status st = pwriteAll(w.fd, head.data(), head.size(), 0,
+  if (Status st = pwriteAll(w.out.fd(), head.data(), head.size(), 0,
                             "writing the archive header of '" + w.path + "'");
       !st)
     return w.fail(st);
@@ -343,7 +316,7 @@ Status IrpaWriter::writeEntryData(uint32_t index, uint64_t offsetInEntry,
   if (w.phase != IrpaWriterImpl::Phase::Data)
     return Status::invalidArgument(
         "writeEntryData outside beginData() ... finish()");
-  if (w.failed)
+  if (w.out.failed())
     return w.currentError();
   if (index >= w.entries.size())
     return w.fail(Status::invalidArgument(
@@ -364,10 +337,10 @@ Status IrpaWriter::writeEntryData(uint32_t index, uint64_t offsetInEntry,
     return Status::ok();
   if (Status st = w.recordPiece(index, offsetInEntry, end); !st)
     return w.fail(st);
-  if (Status st =
-          pwriteAll(w.fd, data, size, entryFileOffset(index) + offsetInEntry,
-                    "writing parameter '" + printableName(e.key) + "' to '" +
-                        w.path + "'");
+  if (Status st = pwriteAll(w.out.fd(), data, size,
+                            entryFileOffset(index) + offsetInEntry,
+                            "writing parameter '" + printableName(e.key) +
+                                "' to '" + w.path + "'");
       !st)
     return w.fail(st);
   return Status::ok();
@@ -379,21 +352,15 @@ Status IrpaWriter::finish() {
     return w.fail(Status::invalidArgument("finish() without beginData()"));
   if (w.phase == IrpaWriterImpl::Phase::Finished)
     return Status::invalidArgument("finish() called twice");
-  if (w.failed)
+  if (w.out.failed())
     return w.currentError();
   for (uint32_t i = 0; i < w.entries.size(); ++i)
     if (Status st = w.checkCoverage(i); !st)
       return w.fail(st);
   w.written.clear();
-  int fd = w.fd;
-  w.fd = -1;
-  bool renamed = false;
-  Status committed =
-      commitTempFile(fd, w.tempPath, w.path, w.options.fsync, renamed);
-  if (renamed)
+  Status committed = w.out.commit(w.options.fsync);
+  if (w.out.committed())
     w.phase = IrpaWriterImpl::Phase::Finished;
-  else if (!committed)
-    return w.fail(committed);
   return committed;
 }
 

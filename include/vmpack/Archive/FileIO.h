@@ -13,8 +13,10 @@
 
 #include "vmpack/Archive/Status.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 namespace vmpack::archive::detail {
@@ -48,6 +50,51 @@ Status reserveFileSpace(int fd, uint64_t size, const std::string &path);
 /// directory may still fail).
 Status commitTempFile(int fd, const std::string &tempPath,
                       const std::string &path, bool fsync, bool &renamed);
+
+/// The output of a writer that many threads may write (module and
+/// parameter archives): a temporary file beside the destination, and the
+/// writer's first failure. A failure removes the temporary file at once, so
+/// that no failure path leaves it behind; so does destroying the object
+/// before commit() renamed the file into place.
+class TempOutput {
+public:
+  TempOutput() = default;
+  TempOutput(const TempOutput &) = delete;
+  TempOutput &operator=(const TempOutput &) = delete;
+  ~TempOutput();
+
+  /// Creates the temporary file beside `path` (createTempFileBeside).
+  Status create(const std::string &path);
+  /// The temporary file's descriptor; -1 after commit().
+  int fd() const { return fileFd; }
+
+  /// Thread-safe. Records `status` unless a failure was recorded before,
+  /// removes the temporary file, and returns the first failure.
+  Status fail(Status status);
+  /// Thread-safe. True once fail() was called.
+  bool failed() const { return failedFlag; }
+  /// Thread-safe. The first failure (ok if none).
+  Status firstError();
+
+  /// commitTempFile to the destination given to create(). A failure before
+  /// the rename is recorded as by fail(); after the rename (a directory
+  /// fsync) it is returned and the file stays in place.
+  Status commit(bool fsync);
+  /// True once commit() renamed the file into place.
+  bool committed() const { return renamed; }
+
+private:
+  void removeTempLocked();
+
+  std::string destination;
+  std::string tempPath;
+  int fileFd = -1;
+  bool renamed = false;
+  std::atomic<bool> failedFlag{false};
+  std::mutex mutex;
+  Status error = Status::ok(); // guarded by mutex
+  bool tempRemoved = false;    // guarded by mutex
+};
 
 } // namespace vmpack::archive::detail
 
