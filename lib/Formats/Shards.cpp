@@ -651,6 +651,27 @@ void dropSplitKeys(WeightFile &f) {
            [](const GgufKeyValue &kv) -> std::string_view { return kv.key; });
 }
 
+/// Opens member `k` (1-based) of a set of `n` named "STEM-k-of-nEXT",
+/// saying "<what> k of n ('FILE') is missing" when it is not there.
+StatusOr<std::unique_ptr<WeightFile>>
+openMember(const ShardName &name, unsigned k, unsigned n, std::string_view ext,
+           FileFormat format, const char *what, std::string &file) {
+  file = shardFileName(name.stem, k, n, ext);
+  if (!exists(file))
+    return Status::formatError(std::string(what) + " " + std::to_string(k) +
+                               " of " + std::to_string(n) + " ('" + file +
+                               "') is missing");
+  return openWeightFile(file, format);
+}
+
+/// Tensors in all files of a set.
+uint64_t countTensors(const FileList &files) {
+  uint64_t n = 0;
+  for (const auto &file : files)
+    n += file->tensors.size();
+  return n;
+}
+
 StatusOr<FileList> openGgufSet(const std::string &path) {
   FileList files;
   StatusOr<std::unique_ptr<WeightFile>> first =
@@ -698,13 +719,9 @@ StatusOr<FileList> openGgufSet(const std::string &path) {
         shardFileName("", 1, n, ".gguf") +
         "', as llama.cpp's gguf-split names them");
   for (unsigned k = 1; k < n; ++k) {
-    std::string file = shardFileName(name->stem, k + 1, n, ".gguf");
-    if (!exists(file))
-      return Status::formatError("split " + std::to_string(k + 1) + " of " +
-                                 std::to_string(n) + " ('" + file +
-                                 "') is missing");
+    std::string file;
     StatusOr<std::unique_ptr<WeightFile>> f =
-        openWeightFile(file, FileFormat::Gguf);
+        openMember(*name, k + 1, n, ".gguf", FileFormat::Gguf, "split", file);
     if (!f)
       return f.status();
     StatusOr<std::optional<uint64_t>> fNo =
@@ -736,9 +753,7 @@ StatusOr<FileList> openGgufSet(const std::string &path) {
   }
   if (Status s = checkUnique(files); !s)
     return s;
-  uint64_t found = 0;
-  for (const auto &f : files)
-    found += f->tensors.size();
+  uint64_t found = countTensors(files);
   if (found != **total)
     return Status::formatError("'" + path + "': split.tensors.count is " +
                                std::to_string(**total) + ", but the " +
@@ -786,13 +801,9 @@ StatusOr<FileList> openVmpkSet(const std::string &path) {
                                " shards, so its name must end in '" +
                                shardFileName("", 1, n, ".vmpk") + "'");
   for (unsigned k = 2; k <= n; ++k) {
-    std::string file = shardFileName(name->stem, k, n, ".vmpk");
-    if (!exists(file))
-      return Status::formatError("shard " + std::to_string(k) + " of " +
-                                 std::to_string(n) + " ('" + file +
-                                 "') is missing");
+    std::string file;
     StatusOr<std::unique_ptr<WeightFile>> f =
-        openWeightFile(file, FileFormat::Vmpk);
+        openMember(*name, k, n, ".vmpk", FileFormat::Vmpk, "shard", file);
     if (!f)
       return f.status();
     StatusOr<std::optional<VmpkShardKeys>> fk =
@@ -814,9 +825,7 @@ StatusOr<FileList> openVmpkSet(const std::string &path) {
   }
   if (Status s = checkUnique(files); !s)
     return s;
-  uint64_t found = 0;
-  for (const auto &f : files)
-    found += f->tensors.size();
+  uint64_t found = countTensors(files);
   if (found != (*keys)->segments)
     return Status::formatError(
         "'" + path + "': vmpack.shard.segments is " +
