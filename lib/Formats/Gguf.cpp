@@ -182,43 +182,27 @@ bool readValue(Cursor &in, GgufType type, const std::string &key,
   return true;
 }
 
-/// Applies a vmpack.type.NAME record (see Safetensors.cpp: same rule, with
-/// I8 as the byte type).
+/// Applies a vmpack.type.NAME record: the rule of safetensors, with ggml
+/// types (rank at most 4) and I8 as the byte type.
 Status applyLogicalType(TensorInfo &info, const GgufValue &value) {
   std::string where =
       "GGUF: key " + quoteName(std::string(kGgufTypeKeyPrefix) + info.name);
   if (value.type != GgufType::String)
     return Status::formatError(where + " is not a string");
-  auto parsed = parseTensorTypeString(value.strings[0]);
-  if (!parsed)
-    return Status::formatError(
-        where + " holds " + quoteName(value.strings[0]) +
-        ", not a tensor type such as 'tensor<64x128xi4>'");
-  auto &[type, shape] = *parsed;
-  if (info.isOpaque())
-    return Status::formatError(where + " names a tensor of ggml blocks");
-  std::optional<uint32_t> ggml = toGgmlType(type);
-  if (ggml && toGgmlType(info.elementType) == ggml &&
-      fromGgmlType(*ggml) == info.elementType && shape == info.shape &&
-      shape.size() <= 4) {
-    info.elementType = type;
-    return Status::ok();
-  }
-  std::optional<uint64_t> size = storedSize(type, shape, Encoding::Packed);
-  if (info.elementType == *fromGgmlType(ggmlByteType()) &&
-      info.shape.size() == 1 && size && uint64_t(info.shape[0]) == *size) {
-    info.elementType = type;
-    info.shape = shape;
-    info.encoding = Encoding::Packed;
-    return Status::ok();
-  }
-  return Status::formatError(
-      where + " says " + value.strings[0] + ", which needs " +
-      (ggml ? "ggml type " + std::string(ggmlName(*ggml)) +
-                  " with that shape, or "
-            : "") +
-      "a 1-D I8 tensor of " +
-      (size ? std::to_string(*size) : std::string("?")) + " bytes");
+  LogicalTypeRule rule;
+  rule.nativeType = [](const ElementType &type)
+      -> std::optional<std::pair<ElementType, std::string>> {
+    std::optional<uint32_t> ggml = toGgmlType(type);
+    std::optional<ElementType> stored =
+        ggml ? fromGgmlType(*ggml) : std::nullopt;
+    if (!stored)
+      return std::nullopt;
+    return std::make_pair(*stored, "ggml type " + std::string(ggmlName(*ggml)));
+  };
+  rule.byteType = *fromGgmlType(ggmlByteType());
+  rule.byteTypeName = "I8";
+  rule.maxRank = 4;
+  return formats::applyTypeRecord(info, value.strings[0], where, rule);
 }
 
 uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }

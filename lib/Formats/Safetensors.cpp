@@ -138,40 +138,27 @@ Status parseTensor(const std::string &name, const json &entry,
   return Status::ok();
 }
 
-/// Applies a vmpack.type.NAME record to the tensor it names.
+/// Applies a vmpack.type.NAME record to the tensor it names: an alias
+/// stored under its dtype (si8 as I8), or any type stored as a dense bit
+/// stream in a 1-D U8 tensor.
 Status applyLogicalType(TensorInfo &info, const std::string &value) {
-  auto parsed = parseTensorTypeString(value);
-  std::string where =
-      "__metadata__ key " +
-      quoteName(std::string(kSafetensorsTypeKeyPrefix) + info.name);
-  if (!parsed)
-    return Status::formatError("safetensors header: " + where + " holds " +
-                               quoteName(value) +
-                               ", not a tensor type such as "
-                               "'tensor<64x128xi4>'");
-  auto &[type, shape] = *parsed;
-  // Either an alias stored under its dtype (si8 as I8), or any type stored
-  // as a dense bit stream in a 1-D U8 tensor.
-  const char *dtype = toSafetensorsDtype(type);
-  if (dtype &&
-      toSafetensorsDtype(info.elementType) == std::string_view(dtype) &&
-      fromSafetensorsDtype(dtype) == info.elementType && shape == info.shape) {
-    info.elementType = type;
-    return Status::ok();
-  }
-  std::optional<uint64_t> size = storedSize(type, shape, Encoding::Packed);
-  if (info.elementType == opaqueByteType() && info.shape.size() == 1 && size &&
-      uint64_t(info.shape[0]) == *size) {
-    info.elementType = type;
-    info.shape = shape;
-    info.encoding = Encoding::Packed;
-    return Status::ok();
-  }
-  return Status::formatError(
-      "safetensors header: " + where + " says " + value + ", which needs " +
-      (dtype ? "dtype " + std::string(dtype) + " with that shape, or " : "") +
-      "a 1-D U8 tensor of " +
-      (size ? std::to_string(*size) : std::string("?")) + " bytes");
+  LogicalTypeRule rule;
+  rule.nativeType = [](const ElementType &type)
+      -> std::optional<std::pair<ElementType, std::string>> {
+    const char *dtype = toSafetensorsDtype(type);
+    std::optional<ElementType> stored =
+        dtype ? fromSafetensorsDtype(dtype) : std::nullopt;
+    if (!stored)
+      return std::nullopt;
+    return std::make_pair(*stored, "dtype " + std::string(dtype));
+  };
+  rule.byteType = opaqueByteType();
+  rule.byteTypeName = "U8";
+  return formats::applyTypeRecord(
+      info, value,
+      "safetensors header: __metadata__ key " +
+          quoteName(std::string(kSafetensorsTypeKeyPrefix) + info.name),
+      rule);
 }
 
 struct TensorPlan {

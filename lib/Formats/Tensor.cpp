@@ -100,3 +100,36 @@ std::string vmpack::formats::quoteName(std::string_view name) {
     out += "...";
   return out + "'";
 }
+
+Status vmpack::formats::applyTypeRecord(TensorInfo &info,
+                                        const std::string &value,
+                                        const std::string &where,
+                                        const LogicalTypeRule &rule) {
+  auto parsed = parseTensorTypeString(value);
+  if (!parsed)
+    return Status::formatError(where + " holds " + quoteName(value) +
+                               ", not a tensor type such as "
+                               "'tensor<64x128xi4>'");
+  auto &[type, shape] = *parsed;
+  if (info.isOpaque())
+    return Status::formatError(where + " names a tensor of ggml blocks");
+  auto native = rule.nativeType(type);
+  if (native && native->first == info.elementType && shape == info.shape &&
+      shape.size() <= rule.maxRank) {
+    info.elementType = type;
+    return Status::ok();
+  }
+  std::optional<uint64_t> size = storedSize(type, shape, Encoding::Packed);
+  if (info.elementType == rule.byteType && info.shape.size() == 1 && size &&
+      uint64_t(info.shape[0]) == *size) {
+    info.elementType = type;
+    info.shape = shape;
+    info.encoding = Encoding::Packed;
+    return Status::ok();
+  }
+  return Status::formatError(
+      where + " says " + value + ", which needs " +
+      (native ? native->second + " with that shape, or " : "") + "a 1-D " +
+      rule.byteTypeName + " tensor of " +
+      (size ? std::to_string(*size) : std::string("?")) + " bytes");
+}

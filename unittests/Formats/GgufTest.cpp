@@ -422,6 +422,38 @@ TEST(GgufHostile, RejectsBadFilesWithLocatedMessages) {
   longName.b = header(1, 0);
   longName.str(std::string(65, 'n'));
   cases.push_back({longName.b, "limit is 64"});
+  // vmpack.type.t records on tensor 't' (ggml type, dims); the value's
+  // bytes follow the key.
+  auto typedFile = [](const Bytes &value, uint32_t type,
+                      std::vector<uint64_t> dims, size_t dataBytes) {
+    Bytes f;
+    f.b = header(1, 1);
+    f.str("vmpack.type.t");
+    f.b.insert(f.b.end(), value.b.begin(), value.b.end());
+    f.str("t").u32(uint32_t(dims.size()));
+    for (uint64_t d : dims)
+      f.u64(d);
+    f.u32(type).u64(0).padTo(32);
+    f.b.resize(f.b.size() + dataBytes);
+    return f.b;
+  };
+  auto text = [](const std::string &s) {
+    Bytes v;
+    v.u32(8).str(s);
+    return v;
+  };
+  cases.push_back({typedFile(Bytes().u32(4).u32(1), 0, {8}, 32),
+                   "key 'vmpack.type.t' is not a string"});
+  cases.push_back({typedFile(text("x"), 0, {8}, 32),
+                   "key 'vmpack.type.t' holds 'x', not a tensor type"});
+  cases.push_back({typedFile(text("tensor<32xi4>"), 2, {32}, 32),
+                   "key 'vmpack.type.t' names a tensor of ggml blocks"});
+  cases.push_back({typedFile(text("tensor<8xsi8>"), 0, {8}, 32),
+                   "says tensor<8xsi8>, which needs ggml type I8 with that "
+                   "shape, or a 1-D I8 tensor of 8 bytes"});
+  cases.push_back({typedFile(text("tensor<5xi4>"), 24, {2}, 32),
+                   "says tensor<5xi4>, which needs a 1-D I8 tensor of 3 "
+                   "bytes"});
   for (const BadFile &c : cases) {
     StatusOr<GgufFile> f = read(c.bytes);
     ASSERT_FALSE(f.isOk()) << c.message;

@@ -17,6 +17,7 @@
 #include "vmpack/Pack/ElementType.h"
 #include "vmpack/Pack/Encoding.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -79,6 +80,29 @@ std::optional<uint64_t> storedSize(const ElementType &type,
                                    Encoding encoding);
 
 /// "tensor<3x4xi4>": MLIR's spelling of a ranked tensor type.
+/// How a format stores a tensor whose MLIR type it records in a
+/// "vmpack.type.NAME" metadata entry (docs/interop.md): either under the
+/// format's own type for it (an alias: si8 stored as I8), or as a dense bit
+/// stream in a 1-D tensor of bytes.
+struct LogicalTypeRule {
+  /// The element type the format stores `type` as, and that stored type's
+  /// name for messages ("dtype I8", "ggml type i8"); nullopt when the format
+  /// has no type for it.
+  std::function<std::optional<std::pair<ElementType, std::string>>(
+      const ElementType &type)>
+      nativeType;
+  /// The 1-D byte tensor's element type and its name ("U8", "I8").
+  ElementType byteType;
+  const char *byteTypeName = "";
+  /// The highest rank the format stores.
+  size_t maxRank = SIZE_MAX;
+};
+
+/// Applies the record `value` (an MLIR tensor type) to `info`, as `rule`
+/// allows; `where` names the record in messages.
+Status applyTypeRecord(TensorInfo &info, const std::string &value,
+                       const std::string &where, const LogicalTypeRule &rule);
+
 std::string tensorTypeString(const ElementType &type,
                              const std::vector<int64_t> &shape);
 /// Parses tensorTypeString's output (static shapes only).
