@@ -3,63 +3,34 @@
 
 #include "vmpack/Formats/OutputFile.h"
 
+#include "vmpack/Archive/FileIO.h"
 #include "vmpack/Pack/Convert.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
-#include <csignal>
-#include <fcntl.h>
-#include <limits>
 #include <sys/stat.h>
-#include <system_error>
 #include <unistd.h>
 #include <vector>
 
 using namespace vmpack;
 using namespace vmpack::formats;
 
-static std::string errnoText(int err) {
-  return std::error_code(err, std::generic_category()).message();
-}
+using archive::detail::errnoText;
 
 StatusOr<std::unique_ptr<OutputFile>>
 OutputFile::create(const std::string &path, uint64_t size, OutputGroup *group) {
   if (path.empty())
     return Status::invalidArgument("empty output path");
-  // A file-size limit must surface as EFBIG from pwrite, not kill us.
-  std::signal(SIGXFSZ, SIG_IGN);
   std::unique_ptr<OutputFile> out(new OutputFile());
   out->destination = path;
   out->fileSize = size;
   out->group = group;
-  static std::atomic<uint64_t> counter{0};
-  for (int attempt = 0;; ++attempt) {
-    std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                       std::to_string(counter++);
-    int fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) {
-      out->fd = fd;
-      out->temp = temp;
-      break;
-    }
-    if (errno != EEXIST || attempt > 100)
-      return Status::ioError("cannot create a temporary file for '" + path +
-                             "': " + errnoText(errno));
-  }
-  if (size > uint64_t(std::numeric_limits<off_t>::max()))
-    return Status::ioError("'" + path + "': " + std::to_string(size) +
-                           " bytes is too large a file");
-  int err = size ? ::posix_fallocate(out->fd, 0, off_t(size)) : 0;
-  if (err != 0) {
-    if (err != EINVAL && err != EOPNOTSUPP)
-      return Status::ioError("cannot reserve " + std::to_string(size) +
-                             " bytes for '" + path + "': " + errnoText(err));
-    if (::ftruncate(out->fd, off_t(size)) != 0)
-      return Status::ioError("cannot size '" + path + "' to " +
-                             std::to_string(size) +
-                             " bytes: " + errnoText(errno));
-  }
+  if (Status st =
+          archive::detail::createTempFileBeside(path, out->fd, out->temp);
+      !st)
+    return st;
+  if (Status st = archive::detail::reserveFileSpace(out->fd, size, path); !st)
+    return st;
   return out;
 }
 
