@@ -183,7 +183,7 @@ std::string vmpack::archive::centralDirectoryAndEndBytes(
     const ZipEntry &e = entries[i];
     const ZipPlacement &p = plan.entries[i];
     uint16_t needed = versionNeeded(e, p);
-    size_t start = out.size();
+    [[maybe_unused]] size_t start = out.size();
     w.u32(zip::central::kSignature);
     w.u16(kMadeByUnix | needed);
     w.u16(needed);
@@ -216,7 +216,7 @@ std::string vmpack::archive::centralDirectoryAndEndBytes(
     }
   }
   uint64_t count = entries.size();
-  size_t start = out.size();
+  [[maybe_unused]] size_t start = out.size();
   if (plan.zip64End) {
     w.u32(zip::zip64End::kSignature);
     w.u64(zip::zip64End::kRecordSizeValue); // size of the rest of the record
