@@ -183,6 +183,26 @@ typedef struct vmpack_module vmpack_module_t;
  * first bytes; an .irpa's offsets are all checked to lie inside the file
  * and their segments (docs/irpa.md, "Reading").
  *
+ * Sharded sets open as one module (docs/format.md section 9,
+ * docs/interop.md "Sharding") when `path` is the first file of the set:
+ * a .vmpk shard NAME-00001-of-0000N.vmpk (vmpack.shard.* metadata), the
+ * first file of a GGUF split (split.no 0, split.count N, named as
+ * llama.cpp's gguf-split names it), or a safetensors index
+ * NAME.safetensors.index.json or first shard
+ * NAME-00001-of-0000N.safetensors. Every file is found, loaded (in the
+ * load mode asked for), parsed and verified as a file opened alone, and
+ * the files must agree: the count, each file's number, the segment counts
+ * their keys or the index give, the module name of every .vmpk shard, and
+ * no segment name twice; errors name the file. The module then has the
+ * segments of all files in shard order, each pointing into its own file
+ * (`offset` is within that file: vmpack_segment_file says which), and the
+ * metadata of the whole: every key once in file order, without the set's
+ * bookkeeping keys (vmpack.shard.*, split.*); a key with different values
+ * in two files is an error. Container, name, producer, format version and
+ * program are the first file's. Naming any other file of a set is refused
+ * with VMPACK_ERROR_UNSUPPORTED, the message naming the first file; a set
+ * cannot be read into a caller's buffer (VMPACK_ERROR_INVALID_ARGUMENT).
+ *
  * A GGUF file (first bytes "GGUF") or a safetensors file (an 8-byte header
  * length, then '{') is parsed by the formats layer's readers, which check
  * every offset, length, shape and type (docs/interop.md, "Reading"); a
@@ -208,9 +228,25 @@ vmpack_module_open_file(const char *path, vmpack_module_t **out_module);
 
 /* The same over [data, data + size), which must outlive the module and,
  * for a .vmpk, be 16-byte aligned (.irpa, safetensors and GGUF need no
- * alignment). Nothing is copied. */
+ * alignment). Nothing is copied. A file that says it is one of a sharded
+ * set of more than one file (a .vmpk with vmpack.shard.count > 1, a GGUF
+ * with split.count > 1) is refused with VMPACK_ERROR_UNSUPPORTED: a set is
+ * opened from the path of its first file. (A safetensors shard says
+ * nothing about its set inside the file; only its name does.) */
 VMPACK_API vmpack_status_t vmpack_module_open_memory(
     const void *data, size_t size, vmpack_module_t **out_module);
+
+/* The files a module was opened from: 1 unless it is a sharded set, then
+ * the set's files in shard order. A file's path ("" when opened from
+ * memory; "" for `file` >= the count) is as found: the first file's as
+ * given, the others beside it. */
+VMPACK_API size_t vmpack_module_file_count(const vmpack_module_t *module);
+VMPACK_API const char *vmpack_module_file_path(const vmpack_module_t *module,
+                                               size_t file);
+/* Which file (0-based, < vmpack_module_file_count) holds segment `index`:
+ * the file its `data` points into and its `offset` counts from. */
+VMPACK_API vmpack_status_t vmpack_segment_file(const vmpack_module_t *module,
+                                               size_t index, size_t *out_file);
 
 /* How a file's bytes get into memory. */
 typedef enum vmpack_load_mode {
@@ -289,7 +325,9 @@ VMPACK_API void vmpack_module_close(vmpack_module_t *module);
  * Neither have safetensors and GGUF: opening already checked their whole
  * layout (in range, no overlaps; safetensors: no holes), so verification
  * returns VMPACK_OK without reading the data, and damaged data goes unseen
- * (as with VMPACK_VERIFY_FULL, which is allowed for them). */
+ * (as with VMPACK_VERIFY_FULL, which is allowed for them). A sharded set
+ * verifies each of its files so, in shard order; an error names the file.
+ */
 VMPACK_API vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
                                                 unsigned threads);
 
@@ -351,12 +389,18 @@ vmpack_segment_foreign_info(const vmpack_module_t *module, size_t index,
  *  - safetensors: "__metadata__" (in file order), value_type "string",
  *    without the "vmpack.type.NAME" records already applied to tensors;
  *  - GGUF: every key/value pair (likewise without vmpack.type.*). Values as
- *    text: strings as they are; integers in decimal; float32/float64 with 9
- *    and 17 significant digits (they read back exactly), NaN, Infinity,
- *    -Infinity; bool "true"/"false"; arrays as JSON arrays of those (strings
- *    JSON-quoted). value_type is "uint8", "int8", "uint16", "int16",
+ *    text in vmpack's one form for GGUF values (docs/interop.md, "GGUF
+ *    values in string metadata"): strings as they are; any other value as
+ *    JSON: integers in decimal; floats as the shortest decimal that reads
+ *    back to the same bits ("0.5", "1e+04", "0.0"), NaN and infinities as a
+ *    JSON string of their bits ("\"0x7ff8000000000000\""); bool
+ *    "true"/"false"; arrays as flat JSON arrays of those or of JSON strings
+ *    (no spaces; bytes that are not UTF-8 read as U+FFFD). value_type is
+ *    "uint8", "int8", "uint16", "int16",
  *    "uint32", "int32", "uint64", "int64", "float32", "float64", "bool",
  *    "string", or "array<T>" with T one of those;
+ *  - a sharded set: the files' metadata without the set's keys
+ *    (vmpack.shard.*, split.*), each key once, in file order;
  *  - .irpa: none. */
 typedef struct vmpack_metadata_entry {
   const char *key;

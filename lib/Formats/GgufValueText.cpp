@@ -183,7 +183,8 @@ std::string vmpack::formats::ggufTypeName(const GgufValue &value) {
   return nameOf(value.type);
 }
 
-StatusOr<std::string> vmpack::formats::encodeGgufValue(const GgufValue &value) {
+StatusOr<std::string> vmpack::formats::ggufValueJson(const GgufValue &value,
+                                                     bool replaceInvalidUtf8) {
   GgufType type =
       value.type == GgufType::Array ? value.elementType : value.type;
   if (value.type == GgufType::String || type == GgufType::Array ||
@@ -191,28 +192,35 @@ StatusOr<std::string> vmpack::formats::encodeGgufValue(const GgufValue &value) {
     return Status::invalidArgument(
         "only values that are not strings take the text "
         "form");
-  std::string text = ggufTypeName(value) + ":";
   if (type == GgufType::String) {
     try {
-      text += json(value.strings)
-                  .dump(-1, ' ', false, json::error_handler_t::strict);
+      return json(value.strings)
+          .dump(-1, ' ', false,
+                replaceInvalidUtf8 ? json::error_handler_t::replace
+                                   : json::error_handler_t::strict);
     } catch (const json::exception &) {
       return Status::invalidArgument("a string of the array is not UTF-8");
     }
-    return text;
   }
   if (value.type != GgufType::Array) {
     if (value.scalars.size() != 1)
       return Status::invalidArgument("a scalar value holds one number");
-    return text + scalarText(type, value.scalars[0]);
+    return scalarText(type, value.scalars[0]);
   }
-  text += "[";
+  std::string text = "[";
   for (size_t i = 0; i < value.scalars.size(); ++i) {
     if (i)
       text += ",";
     text += scalarText(type, value.scalars[i]);
   }
   return text + "]";
+}
+
+StatusOr<std::string> vmpack::formats::encodeGgufValue(const GgufValue &value) {
+  StatusOr<std::string> body = ggufValueJson(value);
+  if (!body)
+    return body.status();
+  return ggufTypeName(value) + ":" + *body;
 }
 
 StatusOr<GgufValue> vmpack::formats::decodeGgufValue(std::string_view text,

@@ -54,6 +54,12 @@ bool exists(const std::string &path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+/// " ('FIRST')" when `path` is named as shards are, else "".
+std::string firstFileHint(std::string_view path, std::string_view ext) {
+  std::optional<std::string> first = firstShardPath(path, ext);
+  return first ? " ('" + *first + "')" : std::string();
+}
+
 } // namespace
 
 std::optional<uint64_t> vmpack::formats::parseShardSize(std::string_view text) {
@@ -150,6 +156,48 @@ std::optional<ShardName> vmpack::formats::parseShardName(std::string_view path,
   out.number = *k;
   out.count = *n;
   return out;
+}
+
+bool vmpack::formats::isSetKey(std::string_view key) {
+  for (std::string_view k : kGgufSplitKeys)
+    if (key == k)
+      return true;
+  for (std::string_view k : kVmpkShardKeys)
+    if (key == k)
+      return true;
+  return false;
+}
+
+std::optional<SetPosition>
+vmpack::formats::ggufSplitPosition(const GgufMetadata &metadata) {
+  std::optional<uint64_t> no, count;
+  for (const GgufKeyValue &kv : metadata) {
+    if (kv.key != kGgufSplitNoKey && kv.key != kGgufSplitCountKey)
+      continue;
+    GgufType t = kv.value.type;
+    unsigned bytes = ggufScalarBytes(t);
+    if (bytes == 0 || t == GgufType::Float32 || t == GgufType::Float64 ||
+        t == GgufType::Bool || kv.value.scalars.empty())
+      continue;
+    uint64_t v = kv.value.scalars.front();
+    if (ggufIsSigned(t) && ((v >> (8 * bytes - 1)) & 1))
+      continue; // negative
+    (kv.key == kGgufSplitNoKey ? no : count) = v;
+  }
+  if (!count || *count <= 1 || *count > kMaxShards)
+    return std::nullopt;
+  SetPosition p;
+  p.count = unsigned(*count);
+  p.number = no && *no < *count ? unsigned(*no) + 1 : 0;
+  return p;
+}
+
+std::optional<std::string>
+vmpack::formats::firstShardPath(std::string_view path, std::string_view ext) {
+  std::optional<ShardName> name = parseShardName(path, ext);
+  if (!name)
+    return std::nullopt;
+  return shardFileName(name->stem, 1, name->count, ext);
 }
 
 //===----------------------------------------------------------------------===//
@@ -632,23 +680,20 @@ splitKey(const WeightFile &f, std::string_view key, GgufType type) {
 }
 
 /// Removes the entries of `metadata` whose key (`keyOf` of the entry) is
-/// one of `keys`: a set's bookkeeping, which the output writes anew.
+/// a set's bookkeeping (isSetKey), which the output writes anew.
 template <typename Entry, typename KeyOf>
-void dropKeys(std::vector<Entry> &metadata,
-              std::initializer_list<std::string_view> keys, KeyOf keyOf) {
-  metadata.erase(std::remove_if(metadata.begin(), metadata.end(),
-                                [&](const Entry &e) {
-                                  return std::find(keys.begin(), keys.end(),
-                                                   keyOf(e)) != keys.end();
-                                }),
-                 metadata.end());
+void dropSetKeys(std::vector<Entry> &metadata, KeyOf keyOf) {
+  metadata.erase(
+      std::remove_if(metadata.begin(), metadata.end(),
+                     [&](const Entry &e) { return isSetKey(keyOf(e)); }),
+      metadata.end());
 }
 
 /// gguf-split's keys.
 void dropSplitKeys(WeightFile &f) {
-  dropKeys(f.ggufMetadata,
-           {kGgufSplitNoKey, kGgufSplitCountKey, kGgufSplitTensorsCountKey},
-           [](const GgufKeyValue &kv) -> std::string_view { return kv.key; });
+  dropSetKeys(f.ggufMetadata, [](const GgufKeyValue &kv) -> std::string_view {
+    return kv.key;
+  });
 }
 
 /// Opens member `k` (1-based) of a set of `n` named "STEM-k-of-nEXT",
@@ -706,7 +751,7 @@ StatusOr<FileList> openGgufSet(const std::string &path) {
     return Status::formatError(
         "'" + path + "' is split " + std::to_string(**no + 1) + " of " +
         std::to_string(n) + " (split.no " + std::to_string(**no) +
-        "); name the first file of the set");
+        "); name the first file of the set" + firstFileHint(path, ".gguf"));
   if (!*total)
     return Status::formatError("'" + path + "' has split.count " +
                                std::to_string(n) +
@@ -766,9 +811,8 @@ StatusOr<FileList> openGgufSet(const std::string &path) {
 
 /// vmpack's shard keys.
 void dropShardKeys(WeightFile &f) {
-  dropKeys(
+  dropSetKeys(
       f.stringMetadata,
-      {kVmpkShardNoKey, kVmpkShardCountKey, kVmpkShardSegmentsKey},
       [](const std::pair<std::string, std::string> &kv) -> std::string_view {
         return kv.first;
       });
@@ -793,7 +837,8 @@ StatusOr<FileList> openVmpkSet(const std::string &path) {
   if ((*keys)->number != 1)
     return Status::formatError(
         "'" + path + "' is shard " + std::to_string((*keys)->number) + " of " +
-        std::to_string(n) + " of a .vmpk set; name the first");
+        std::to_string(n) + " of a .vmpk set; name the first" +
+        firstFileHint(path, ".vmpk"));
   std::optional<ShardName> name = parseShardName(path, ".vmpk");
   if (!name || name->number != 1 || name->count != n)
     return Status::formatError("'" + path + "' is the first of " +

@@ -5,7 +5,8 @@
 // length and shape checked there); this file only recognises the formats
 // and turns what the readers return into the C API's segment and metadata
 // records: type strings computed once, ggml block tensors as ui8 bytes
-// with their ggml type, GGUF values as text.
+// with their ggml type, GGUF values as text (the formats layer's form,
+// GgufValueText.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,76 +33,6 @@ constexpr char kGgufMagic[4] = {'G', 'G', 'U', 'F'};
 /// The safetensors alignment reported is capped here: a page.
 constexpr uint32_t kMaxReportedAlignment = 4096;
 
-/// Non-finite floats as Python's json module reads them.
-void appendFloat(std::string &out, double v, int digits) {
-  if (std::isnan(v)) {
-    out += "NaN";
-  } else if (std::isinf(v)) {
-    out += v < 0 ? "-Infinity" : "Infinity";
-  } else {
-    char buf[40];
-    std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
-    out += buf;
-  }
-}
-
-/// One scalar (its bits in `bits`) of a number or bool type.
-void appendScalar(std::string &out, GgufType type, uint64_t bits) {
-  switch (type) {
-  case GgufType::Int8:
-    out += std::to_string(int64_t(int8_t(bits)));
-    return;
-  case GgufType::Int16:
-    out += std::to_string(int64_t(int16_t(bits)));
-    return;
-  case GgufType::Int32:
-    out += std::to_string(int64_t(int32_t(bits)));
-    return;
-  case GgufType::Int64:
-    out += std::to_string(int64_t(bits));
-    return;
-  case GgufType::Float32: {
-    uint32_t b = uint32_t(bits);
-    float f;
-    std::memcpy(&f, &b, 4);
-    appendFloat(out, f, 9); // FLT_DECIMAL_DIG: reads back exactly
-    return;
-  }
-  case GgufType::Float64: {
-    double d;
-    std::memcpy(&d, &bits, 8);
-    appendFloat(out, d, 17); // DBL_DECIMAL_DIG
-    return;
-  }
-  case GgufType::Bool:
-    out += bits ? "true" : "false";
-    return;
-  default:
-    out += std::to_string(bits);
-    return;
-  }
-}
-
-/// A JSON string literal: quotes, backslashes and control characters
-/// escaped; other bytes as they are.
-void appendJsonString(std::string &out, std::string_view s) {
-  out += '"';
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
-
 } // namespace
 
 std::optional<std::string>
@@ -112,31 +43,10 @@ vmpack::runtime::ggmlForeignTypeName(uint32_t ggmlType) {
   return std::string("ggml.") + traits->name;
 }
 
-std::string vmpack::runtime::ggufValueText(const GgufValue &value) {
-  std::string out;
+StatusOr<std::string> vmpack::runtime::ggufValueText(const GgufValue &value) {
   if (value.type == GgufType::String)
-    return value.strings.empty() ? out : value.strings.front();
-  if (value.type != GgufType::Array) {
-    if (!value.scalars.empty())
-      appendScalar(out, value.type, value.scalars.front());
-    return out;
-  }
-  out += '[';
-  if (value.elementType == GgufType::String) {
-    for (size_t i = 0; i < value.strings.size(); ++i) {
-      if (i)
-        out += ", ";
-      appendJsonString(out, value.strings[i]);
-    }
-  } else {
-    for (size_t i = 0; i < value.scalars.size(); ++i) {
-      if (i)
-        out += ", ";
-      appendScalar(out, value.elementType, value.scalars[i]);
-    }
-  }
-  out += ']';
-  return out;
+    return value.strings.empty() ? std::string() : value.strings.front();
+  return ggufValueJson(value, /*replaceInvalidUtf8=*/true);
 }
 
 std::optional<ForeignContainer>
@@ -184,9 +94,15 @@ ForeignFile::open(ForeignContainer container, const uint8_t *data,
     file->tensors = std::move(parsed->tensors);
     file->formatVersion = parsed->version;
     file->fileAlignment = parsed->alignment;
-    for (const GgufKeyValue &kv : parsed->metadata)
+    file->split = ggufSplitPosition(parsed->metadata);
+    for (const GgufKeyValue &kv : parsed->metadata) {
+      StatusOr<std::string> text = ggufValueText(kv.value);
+      if (!text)
+        return Status::formatError("GGUF: key " + quoteName(kv.key) + ": " +
+                                   text.status().message());
       file->entries.push_back(
-          {kv.key, ggufValueText(kv.value), formats::ggufTypeName(kv.value)});
+          {kv.key, std::move(*text), formats::ggufTypeName(kv.value)});
+    }
   }
   if (Status st = file->describe(); !st)
     return st;

@@ -14,6 +14,7 @@
 
 #include "vmpack/Archive/Status.h"
 #include "vmpack/Formats/Gguf.h"
+#include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/Tensor.h"
 #include "vmpack/vmpack.h"
 
@@ -42,13 +43,14 @@ struct MetadataEntry {
 /// ("ggml.Q4_0"), or nullopt for a number ggml does not define.
 std::optional<std::string> ggmlForeignTypeName(uint32_t ggmlType);
 
-/// A GGUF value as text (docs: vmpack.h, vmpack_metadata_entry_t): strings
-/// as they are, numbers in decimal (floats with enough digits to read back
-/// exactly), booleans true/false, arrays as JSON arrays. This is the C API's
-/// readable form (non-finite floats as NaN/Infinity, which JSON readers such
-/// as Python's accept); the lossless form carried between formats is
-/// formats::encodeGgufValue's. Type names are formats::ggufTypeName's.
-std::string ggufValueText(const formats::GgufValue &value);
+/// A GGUF value as the C API gives it (vmpack.h, vmpack_metadata_entry_t):
+/// a string as it is; any other value as the JSON part of the formats
+/// layer's text form (formats::ggufValueJson: integers in decimal, floats
+/// as the shortest decimal that reads back to the same bits, NaN and
+/// infinities as a string "0x..." of their bits, true/false, flat arrays
+/// of those or of JSON strings), the one form vmpack uses for GGUF values
+/// wherever they become text. Type names are formats::ggufTypeName's.
+StatusOr<std::string> ggufValueText(const formats::GgufValue &value);
 
 enum class ForeignContainer { Safetensors, Gguf };
 
@@ -95,6 +97,12 @@ public:
 
   const std::vector<MetadataEntry> &metadata() const { return entries; }
 
+  /// GGUF: the file's place in a gguf-split set of more than one file
+  /// (formats::ggufSplitPosition); nullopt otherwise.
+  const std::optional<formats::SetPosition> &splitPosition() const {
+    return split;
+  }
+
 private:
   ForeignFile() = default;
   Status describe();
@@ -111,6 +119,7 @@ private:
   std::vector<std::vector<int64_t>> foreignShapes;
   std::unordered_map<std::string_view, size_t> byName;
   std::vector<MetadataEntry> entries;
+  std::optional<formats::SetPosition> split;
 };
 
 /// Fills the C API's record of tensor `index` (see vmpack.h: typed, no

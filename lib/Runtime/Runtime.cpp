@@ -21,18 +21,22 @@
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Pack/Convert.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <new>
 #include <string>
 #include <sys/stat.h>
+#include <unordered_map>
 #include <vector>
 
 using namespace vmpack;
 using namespace vmpack::archive;
+using vmpack::formats::FileFormat;
 using vmpack::formats::IrpaEntry;
 using vmpack::formats::IrpaEntryKind;
 using vmpack::formats::IrpaReader;
+using vmpack::formats::SetPosition;
 using vmpack::runtime::ForeignContainer;
 using vmpack::runtime::ForeignFile;
 using vmpack::runtime::MetadataEntry;
@@ -95,10 +99,14 @@ struct SegmentCheck {
   Status result = Status::ok();
 };
 
-/// Exactly one of `reader` (.vmpk), `irpa` and `foreign` (safetensors,
-/// GGUF) is set.
+/// One file: exactly one of `reader` (.vmpk), `irpa` and `foreign`
+/// (safetensors, GGUF) is set. A sharded set opened as one module
+/// (docs/format.md section 9, docs/interop.md "Sharding"): `parts` holds
+/// one such module per file, in shard order, and only the set's own fields
+/// below it are used.
 struct vmpack_module {
   std::unique_ptr<LoadedFile> file; // null when opened from memory
+  std::string path;                 // "" when opened from memory
   std::unique_ptr<ArchiveReader> reader;
   std::unique_ptr<IrpaReader> irpa;
   std::unique_ptr<ForeignFile> foreign;
@@ -110,6 +118,14 @@ struct vmpack_module {
   /// Per constant of a .vmpk: vmpack_segment_verify and lazy verification.
   std::unique_ptr<SegmentCheck[]> checks;
   bool lazy = false;
+
+  /// A set: its files, the index of each one's first segment in the set,
+  /// the metadata of the whole (without the set's bookkeeping keys), and
+  /// every segment by name.
+  std::vector<std::unique_ptr<vmpack_module>> parts;
+  std::vector<size_t> partStart;
+  std::vector<MetadataEntry> setMetadata;
+  std::unordered_map<std::string_view, size_t> setByName;
 };
 
 namespace {
@@ -212,11 +228,48 @@ vmpack_status_t openForeign(ForeignContainer container,
   return VMPACK_OK;
 }
 
+/// How a file is opened, which decides what happens when it says it is one
+/// file of a sharded set.
+enum class OpenRole {
+  /// vmpack_module_open_memory: a file of a set is refused.
+  Memory,
+  /// By path: a set's first file opens the set (finishOpen sets
+  /// `*opensSet` and leaves `*out` null); any other file is refused.
+  Path,
+  /// One file of a set the caller is opening.
+  SetFile,
+};
+
+/// Refuses file `position` of a set of `kind` ("a .vmpk set", ...), saying
+/// how to open the set.
+vmpack_status_t refuseSetFile(const std::string &where, const char *kind,
+                              SetPosition position, OpenRole role,
+                              std::optional<std::string> first) {
+  std::string message =
+      where + "file " +
+      (position.number ? std::to_string(position.number) : std::string("?")) +
+      " of " + std::to_string(position.count) + " of " + kind +
+      ", not a whole module; ";
+  if (role == OpenRole::Memory)
+    message += "a set is opened from the path of its first file (NAME" +
+               vmpack::formats::shardFileName("", 1, position.count, "") +
+               "), with vmpack_module_open_file, which opens every file of it "
+               "as one module";
+  else
+    message += "open the set by its first file" +
+               (first ? " ('" + *first + "')" : std::string()) +
+               ", which opens every file of it as one module";
+  return fail(VMPACK_ERROR_UNSUPPORTED, message);
+}
+
 /// `hint`: the format a file's name says, used when its first bytes are
 /// not recognised, so that a damaged .safetensors gets safetensors' error.
+/// `path` is "" from memory.
 vmpack_status_t finishOpen(std::unique_ptr<LoadedFile> file,
                            const uint8_t *data, size_t size,
-                           const std::string &where, vmpack_module_t **out,
+                           const std::string &path, const std::string &where,
+                           vmpack_module_t **out, OpenRole role,
+                           std::optional<FileFormat> *opensSet = nullptr,
                            std::optional<ForeignContainer> hint = {}) {
   std::optional<ForeignContainer> foreign =
       vmpack::runtime::sniffForeign(data, size);
@@ -224,14 +277,44 @@ vmpack_status_t finishOpen(std::unique_ptr<LoadedFile> file,
   if (!foreign && hint && !vmpack::formats::irpa::hasMagic(data, size) &&
       !(size >= 4 && std::memcmp(data, kZipLocalHeader, 4) == 0))
     foreign = hint;
-  if (foreign && !vmpack::formats::irpa::hasMagic(data, size))
-    return openForeign(*foreign, std::move(file), data, size, where, out);
+  auto wholeSet = [&](SetPosition position, FileFormat format, const char *kind,
+                      const char *ext) -> std::optional<vmpack_status_t> {
+    if (role == OpenRole::SetFile)
+      return std::nullopt;
+    if (role == OpenRole::Path && position.number > 1)
+      return refuseSetFile(where, kind, position, role,
+                           vmpack::formats::firstShardPath(path, ext));
+    if (role == OpenRole::Memory)
+      return refuseSetFile(where, kind, position, role, std::nullopt);
+    // The first file (or one whose number is unreadable: opening the set
+    // says what is wrong with it).
+    *opensSet = format;
+    return VMPACK_OK;
+  };
+  if (foreign && !vmpack::formats::irpa::hasMagic(data, size)) {
+    StatusOr<std::unique_ptr<ForeignFile>> parsed =
+        ForeignFile::open(*foreign, data, size);
+    if (!parsed)
+      return fail(parsed.status(), where);
+    if (const std::optional<SetPosition> &split = (*parsed)->splitPosition())
+      if (std::optional<vmpack_status_t> st =
+              wholeSet(*split, FileFormat::Gguf,
+                       "a GGUF split set (split.no, split.count)", ".gguf"))
+        return *st;
+    auto module = std::make_unique<vmpack_module>();
+    module->file = std::move(file);
+    module->path = path;
+    module->foreign = std::move(*parsed);
+    *out = module.release();
+    return VMPACK_OK;
+  }
   if (vmpack::formats::irpa::hasMagic(data, size)) {
     StatusOr<std::unique_ptr<IrpaReader>> irpa = IrpaReader::open(data, size);
     if (!irpa)
       return fail(irpa.status(), where);
     auto module = std::make_unique<vmpack_module>();
     module->file = std::move(file);
+    module->path = path;
     module->irpa = std::move(*irpa);
     *out = module.release();
     return VMPACK_OK;
@@ -247,14 +330,13 @@ vmpack_status_t finishOpen(std::unique_ptr<LoadedFile> file,
   if (!shard)
     return fail(shard.status(), where);
   if (*shard && (*shard)->count > 1)
-    return fail(VMPACK_ERROR_UNSUPPORTED,
-                where + "shard " + std::to_string((*shard)->number) + " of " +
-                    std::to_string((*shard)->count) +
-                    " of a sharded module; the runtime opens whole modules "
-                    "only: join the set with vmpack-convert FIRST-SHARD -o "
-                    "OUT.vmpk");
+    if (std::optional<vmpack_status_t> st =
+            wholeSet(SetPosition{(*shard)->number, (*shard)->count},
+                     FileFormat::Vmpk, "a .vmpk set (vmpack.shard.*)", ".vmpk"))
+      return *st;
   auto module = std::make_unique<vmpack_module>();
   module->file = std::move(file);
+  module->path = path;
   module->reader = std::move(*reader);
   for (size_t i = 0; i < module->reader->numConstants(); ++i)
     module->elementTypeNames.push_back(
@@ -265,6 +347,7 @@ vmpack_status_t finishOpen(std::unique_ptr<LoadedFile> file,
   *out = module.release();
   return VMPACK_OK;
 }
+
 /// The CRC of the file's bytes [offset, offset + length), from the CRCs
 /// computed while reading it: only for modules loaded by reading.
 ArchiveReader::RangeCrc rangeCrcOf(const LoadedFile &file) {
@@ -303,6 +386,8 @@ Encoding effectiveEncoding(const ElementType &type, Encoding encoding) {
 }
 
 size_t segmentCount(const vmpack_module_t &m) {
+  if (!m.parts.empty())
+    return m.partStart.back() + segmentCount(*m.parts.back());
   if (m.foreign)
     return m.foreign->numTensors();
   return m.irpa ? m.irpa->numEntries() : m.reader->numConstants();
@@ -310,6 +395,8 @@ size_t segmentCount(const vmpack_module_t &m) {
 
 const std::vector<MetadataEntry> &metadataOf(const vmpack_module_t &m) {
   static const std::vector<MetadataEntry> none;
+  if (!m.parts.empty())
+    return m.setMetadata;
   if (m.foreign)
     return m.foreign->metadata();
   return m.reader ? m.vmpkMetadata : none;
@@ -319,6 +406,164 @@ vmpack_status_t badIndex(const vmpack_module_t &m, size_t index) {
   return fail(VMPACK_ERROR_OUT_OF_RANGE,
               "segment index " + std::to_string(index) + " >= count " +
                   std::to_string(segmentCount(m)));
+}
+
+/// The file of `m` holding segment `index` (a valid index of `m`), which
+/// becomes the segment's index in that file; `m` itself unless a set.
+const vmpack_module_t &fileOf(const vmpack_module_t &m, size_t &index,
+                              size_t *fileIndex = nullptr) {
+  if (m.parts.empty()) {
+    if (fileIndex)
+      *fileIndex = 0;
+    return m;
+  }
+  size_t p =
+      size_t(std::upper_bound(m.partStart.begin(), m.partStart.end(), index) -
+             m.partStart.begin()) -
+      1;
+  index -= m.partStart[p];
+  if (fileIndex)
+    *fileIndex = p;
+  return *m.parts[p];
+}
+
+/// The first file of `m`: what describes a set as a whole (container,
+/// name, producer, format version, program).
+const vmpack_module_t &headOf(const vmpack_module_t &m) {
+  return m.parts.empty() ? m : *m.parts.front();
+}
+
+/// The checks of `verifyMode` (vmpack_verify_mode_t) when opening one
+/// file: all CRCs, or the program's for lazy verification.
+vmpack_status_t verifyOnOpen(vmpack_module_t &module, int verifyMode,
+                             unsigned threads, const std::string &where) {
+  if (verifyMode == VMPACK_VERIFY_FULL) {
+    if (vmpack_status_t st = vmpack_module_verify(&module, threads);
+        st != VMPACK_OK)
+      return fail(st, where + lastError);
+  } else if (verifyMode == VMPACK_VERIFY_LAZY && module.reader) {
+    // (.irpa, safetensors and GGUF files have no checksums to check
+    // lazily.)
+    module.lazy = true;
+    size_t program = module.reader->numConstants();
+    Status st = Status::ok();
+    if (module.file->hasRangeCrcs()) {
+      ArchiveReader::RangeCrc crcOf = rangeCrcOf(*module.file);
+      st = module.reader->verifyEntry(program, &crcOf);
+    } else {
+      st = module.reader->verifyEntry(program);
+    }
+    if (!st)
+      return fail(st, where);
+  }
+  return VMPACK_OK;
+}
+
+/// Opens the set whose first file (or safetensors index) is `path` as one
+/// module. The formats layer finds the files and checks that they agree
+/// (openWeightSet: count, numbering, segment counts, names unique, errors
+/// naming the file); each file is then loaded as `load` says, parsed and
+/// verified as a file opened alone, and the files are checked again
+/// against what was found (a file replaced in between, the module names).
+vmpack_status_t openSet(const std::string &path, FileFormat format,
+                        const LoadOptions &load, int verifyMode,
+                        unsigned threads, vmpack_module_t **out) {
+  std::vector<std::string> paths;
+  std::vector<size_t> counts;
+  {
+    StatusOr<std::vector<std::unique_ptr<vmpack::formats::WeightFile>>> set =
+        vmpack::formats::openWeightSet(path, format);
+    if (!set)
+      return fail(set.status());
+    for (const auto &f : *set) {
+      paths.push_back(f->path);
+      counts.push_back(f->tensors.size());
+    }
+  }
+  if (load.buffer && paths.size() > 1)
+    return fail(VMPACK_ERROR_INVALID_ARGUMENT,
+                path + ": the first of a set of " +
+                    std::to_string(paths.size()) +
+                    " files; a caller's buffer holds one file: open the set "
+                    "without options.buffer");
+  auto set = std::make_unique<vmpack_module>();
+  set->path = path;
+  for (size_t k = 0; k < paths.size(); ++k) {
+    const std::string &file = paths[k];
+    std::string where = file + ": ";
+    StatusOr<std::unique_ptr<LoadedFile>> loaded = LoadedFile::open(file, load);
+    if (!loaded)
+      return fail(loaded.status());
+    const uint8_t *data = (*loaded)->data();
+    size_t size = (*loaded)->size();
+    vmpack_module_t *part = nullptr;
+    if (vmpack_status_t st = finishOpen(
+            std::move(*loaded), data, size, file, where, &part,
+            OpenRole::SetFile, nullptr, vmpack::runtime::foreignFromPath(file));
+        st != VMPACK_OK)
+      return st;
+    std::unique_ptr<vmpack_module> owned(part);
+    size_t stored = part->reader    ? part->reader->allSegments().size()
+                    : part->foreign ? part->foreign->numTensors()
+                                    : 0;
+    if (part->irpa || stored != counts[k])
+      return fail(VMPACK_ERROR_FORMAT,
+                  where + "holds " + std::to_string(stored) +
+                      " tensors, not the " + std::to_string(counts[k]) +
+                      " seen when the set was checked: was it replaced?");
+    const vmpack_module &head = set->parts.empty() ? *part : *set->parts[0];
+    if (part->reader && part->reader->moduleName() != head.reader->moduleName())
+      return fail(VMPACK_ERROR_FORMAT,
+                  where + "module '" +
+                      printableName(part->reader->moduleName()) + "', but '" +
+                      paths[0] + "' is module '" +
+                      printableName(head.reader->moduleName()) +
+                      "': the files are not one set");
+    if (vmpack_status_t st = verifyOnOpen(*part, verifyMode, threads, where);
+        st != VMPACK_OK)
+      return st;
+    set->partStart.push_back(set->parts.empty() ? 0 : segmentCount(*set));
+    set->parts.push_back(std::move(owned));
+    // Metadata: every key once, in file order, without the bookkeeping.
+    for (const MetadataEntry &e : metadataOf(*part)) {
+      if (vmpack::formats::isSetKey(e.key))
+        continue;
+      auto same =
+          std::find_if(set->setMetadata.begin(), set->setMetadata.end(),
+                       [&](const MetadataEntry &m) { return m.key == e.key; });
+      if (same == set->setMetadata.end()) {
+        set->setMetadata.push_back(e);
+      } else if (same->value != e.value || same->type != e.type) {
+        return fail(VMPACK_ERROR_FORMAT,
+                    where + "metadata key '" + printableName(e.key) +
+                        "' differs from an earlier file's value: the "
+                        "files are not one set");
+      }
+    }
+  }
+  // Names: unique across the set (the aliases of a .vmpk file included).
+  for (size_t k = 0; k < set->parts.size(); ++k) {
+    const vmpack_module &part = *set->parts[k];
+    for (size_t i = 0, n = segmentCount(part); i < n; ++i) {
+      vmpack_segment_info_t info;
+      if (vmpack_status_t st = vmpack_module_segment_info(&part, i, &info);
+          st != VMPACK_OK)
+        return st;
+      std::string_view name(info.name, info.name_length);
+      auto [it, added] = set->setByName.emplace(name, set->partStart[k] + i);
+      if (!added) {
+        size_t other = 0;
+        size_t local = it->second;
+        fileOf(*set, local, &other);
+        return fail(VMPACK_ERROR_FORMAT, paths[k] + ": segment '" +
+                                             printableName(name) +
+                                             "' is also in '" + paths[other] +
+                                             "': the files are not one set");
+      }
+    }
+  }
+  *out = set.release();
+  return VMPACK_OK;
 }
 
 void irpaSegmentInfo(const IrpaReader &irpa, size_t index,
@@ -459,6 +704,24 @@ vmpack_module_open_file_with_options(const char *path,
           load.buffer = o.buffer;
           load.bufferSize = o.buffer_size;
         }
+        std::string name(path);
+        std::string where = name + ": ";
+        // A safetensors set is known by its names: the index, or numbered
+        // shards of more than one file.
+        std::optional<vmpack::formats::ShardName> shard =
+            vmpack::formats::parseShardName(name, ".safetensors");
+        std::string_view index = vmpack::formats::kSafetensorsIndexSuffix;
+        bool isIndex =
+            name.size() > index.size() &&
+            name.compare(name.size() - index.size(), index.size(), index) == 0;
+        if (!isIndex && shard && shard->count > 1 && shard->number > 1)
+          return refuseSetFile(
+              where, "a safetensors set (numbered shards)",
+              SetPosition{shard->number, shard->count}, OpenRole::Path,
+              vmpack::formats::firstShardPath(name, ".safetensors"));
+        if (isIndex || (shard && shard->count > 1))
+          return openSet(name, FileFormat::Safetensors, load, verifyMode,
+                         o.threads, out_module);
         StatusOr<std::unique_ptr<LoadedFile>> file =
             LoadedFile::open(path, load);
         if (!file)
@@ -466,31 +729,21 @@ vmpack_module_open_file_with_options(const char *path,
         const uint8_t *data = (*file)->data();
         size_t size = (*file)->size();
         vmpack_module_t *module = nullptr;
-        std::string where = std::string(path) + ": ";
+        std::optional<FileFormat> opensSet;
         if (vmpack_status_t st =
-                finishOpen(std::move(*file), data, size, where, &module,
+                finishOpen(std::move(*file), data, size, name, where, &module,
+                           OpenRole::Path, &opensSet,
                            vmpack::runtime::foreignFromPath(path));
             st != VMPACK_OK)
           return st;
+        if (opensSet)
+          return openSet(name, *opensSet, load, verifyMode, o.threads,
+                         out_module);
         std::unique_ptr<vmpack_module_t> owner(module);
-        if (verifyMode == VMPACK_VERIFY_FULL) {
-          if (vmpack_status_t st = vmpack_module_verify(module, o.threads);
-              st != VMPACK_OK)
-            return fail(st, where + lastError);
-        } else if (verifyMode == VMPACK_VERIFY_LAZY && module->reader) {
-          // (An .irpa file has no checksums to check lazily.)
-          module->lazy = true;
-          size_t program = module->reader->numConstants();
-          Status st = Status::ok();
-          if (module->file->hasRangeCrcs()) {
-            ArchiveReader::RangeCrc crcOf = rangeCrcOf(*module->file);
-            st = module->reader->verifyEntry(program, &crcOf);
-          } else {
-            st = module->reader->verifyEntry(program);
-          }
-          if (!st)
-            return fail(st, where);
-        }
+        if (vmpack_status_t st =
+                verifyOnOpen(*module, verifyMode, o.threads, where);
+            st != VMPACK_OK)
+          return st;
         *out_module = owner.release();
         return VMPACK_OK;
       });
@@ -506,6 +759,8 @@ vmpack_status_t vmpack_module_open_file(const char *path,
 }
 
 vmpack_load_mode_t vmpack_module_load_mode(const vmpack_module_t *module) {
+  if (module)
+    module = &headOf(*module);
   if (module && module->file && module->file->mode() == LoadMode::Mmap)
     return VMPACK_LOAD_MMAP;
   return VMPACK_LOAD_READ;
@@ -518,6 +773,7 @@ vmpack_status_t vmpack_segment_verify(const vmpack_module_t *module,
       return invalid("vmpack_segment_verify", "null module");
     if (index >= segmentCount(*module))
       return badIndex(*module, index);
+    module = &fileOf(*module, index);
     if (!module->reader)
       return VMPACK_OK; // .irpa, safetensors and GGUF have no checksums
     const Status &st = checkConstant(*module, index);
@@ -533,8 +789,8 @@ vmpack_status_t vmpack_module_open_memory(const void *data, size_t size,
     if (!data || !out_module)
       return invalid("vmpack_module_open_memory", "null argument");
     *out_module = nullptr;
-    return finishOpen(nullptr, static_cast<const uint8_t *>(data), size, "",
-                      out_module);
+    return finishOpen(nullptr, static_cast<const uint8_t *>(data), size, "", "",
+                      out_module, OpenRole::Memory);
   });
 }
 
@@ -545,6 +801,12 @@ vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
   return guarded("vmpack_module_verify", [&]() -> vmpack_status_t {
     if (!module)
       return invalid("vmpack_module_verify", "null module");
+    for (const auto &part : module->parts)
+      if (vmpack_status_t st = vmpack_module_verify(part.get(), threads);
+          st != VMPACK_OK)
+        return fail(st, part->path + ": " + lastError);
+    if (!module->parts.empty())
+      return VMPACK_OK;
     if (module->irpa) {
       Status st = module->irpa->verifyLayout();
       if (!st)
@@ -562,6 +824,8 @@ vmpack_status_t vmpack_module_verify(const vmpack_module_t *module,
 }
 
 vmpack_container_t vmpack_module_container(const vmpack_module_t *module) {
+  if (module)
+    module = &headOf(*module);
   if (module && module->foreign)
     return module->foreign->container() == ForeignContainer::Gguf
                ? VMPACK_CONTAINER_GGUF
@@ -570,16 +834,21 @@ vmpack_container_t vmpack_module_container(const vmpack_module_t *module) {
 }
 
 const char *vmpack_module_name(const vmpack_module_t *module) {
+  if (module)
+    module = &headOf(*module);
   return module && module->reader ? module->reader->moduleName().c_str() : "";
 }
 
 const char *vmpack_module_producer(const vmpack_module_t *module) {
+  if (module)
+    module = &headOf(*module);
   return module && module->reader ? module->reader->producer().c_str() : "";
 }
 
 uint32_t vmpack_module_format_version(const vmpack_module_t *module) {
   if (!module)
     return 0;
+  module = &headOf(*module);
   if (module->foreign)
     return module->foreign->version();
   return module->irpa ? module->irpa->versionMajor()
@@ -592,6 +861,7 @@ vmpack_status_t vmpack_module_program(const vmpack_module_t *module,
   return guarded("vmpack_module_program", [&]() -> vmpack_status_t {
     if (!module || !out_data || !out_length)
       return invalid("vmpack_module_program", "null argument");
+    module = &headOf(*module);
     if (!module->reader)
       return fail(VMPACK_ERROR_UNSUPPORTED,
                   std::string("vmpack_module_program: ") +
@@ -618,6 +888,17 @@ vmpack_status_t vmpack_module_segment_info(const vmpack_module_t *module,
       return invalid("vmpack_module_segment_info", "null argument");
     if (index >= segmentCount(*module))
       return badIndex(*module, index);
+    if (!module->parts.empty()) {
+      size_t local = index;
+      const vmpack_module_t &file = fileOf(*module, local);
+      if (vmpack_status_t st =
+              vmpack_module_segment_info(&file, local, out_info);
+          st != VMPACK_OK)
+        return st;
+      if (out_info->is_alias)
+        out_info->alias_of += index - local; // the file's first segment
+      return VMPACK_OK;
+    }
     if (module->irpa) {
       irpaSegmentInfo(*module->irpa, index, *out_info);
       return VMPACK_OK;
@@ -649,10 +930,16 @@ vmpack_status_t vmpack_module_find_segment(const vmpack_module_t *module,
     if (!module || (!name && name_length) || !out_index)
       return invalid("vmpack_module_find_segment", "null argument");
     std::string_view key(name ? name : "", name_length);
-    std::optional<size_t> found = module->foreign ? module->foreign->find(key)
-                                  : module->irpa
-                                      ? module->irpa->findEntry(key)
-                                      : module->reader->findConstant(key);
+    std::optional<size_t> found;
+    if (!module->parts.empty()) {
+      auto it = module->setByName.find(key);
+      if (it != module->setByName.end())
+        found = it->second;
+    } else {
+      found = module->foreign ? module->foreign->find(key)
+              : module->irpa  ? module->irpa->findEntry(key)
+                              : module->reader->findConstant(key);
+    }
     if (!found)
       return fail(
           VMPACK_ERROR_NOT_FOUND,
@@ -676,6 +963,7 @@ vmpack_status_t vmpack_segment_unpack(const vmpack_module_t *module,
       return invalid("vmpack_segment_unpack", "null argument");
     if (index >= segmentCount(*module))
       return badIndex(*module, index);
+    module = &fileOf(*module, index);
     if (module->irpa)
       return fail(VMPACK_ERROR_UNSUPPORTED,
                   "segment '" + printableName(module->irpa->entry(index).key) +
@@ -770,6 +1058,7 @@ vmpack_status_t vmpack_segment_foreign_info(const vmpack_module_t *module,
       return invalid("vmpack_segment_foreign_info", "null argument");
     if (index >= segmentCount(*module))
       return badIndex(*module, index);
+    module = &fileOf(*module, index);
     vmpack_foreign_info_t &i = *out_info;
     i = vmpack_foreign_info_t();
     i.type = "";
@@ -838,6 +1127,37 @@ vmpack_status_t vmpack_module_find_metadata(const vmpack_module_t *module,
     }
     return fail(VMPACK_ERROR_NOT_FOUND,
                 "no metadata key '" + printableName(wanted) + "'");
+  });
+}
+
+} // extern "C"
+
+extern "C" {
+
+size_t vmpack_module_file_count(const vmpack_module_t *module) {
+  if (!module)
+    return 0;
+  return module->parts.empty() ? 1 : module->parts.size();
+}
+
+const char *vmpack_module_file_path(const vmpack_module_t *module,
+                                    size_t file) {
+  if (!module)
+    return "";
+  if (module->parts.empty())
+    return file == 0 ? module->path.c_str() : "";
+  return file < module->parts.size() ? module->parts[file]->path.c_str() : "";
+}
+
+vmpack_status_t vmpack_segment_file(const vmpack_module_t *module, size_t index,
+                                    size_t *out_file) {
+  return guarded("vmpack_segment_file", [&]() -> vmpack_status_t {
+    if (!module || !out_file)
+      return invalid("vmpack_segment_file", "null argument");
+    if (index >= segmentCount(*module))
+      return badIndex(*module, index);
+    fileOf(*module, index, out_file);
+    return VMPACK_OK;
   });
 }
 

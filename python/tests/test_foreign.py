@@ -94,8 +94,8 @@ def read_safetensors(path):
 
 
 # GGUF (ggml docs/gguf.md): metadata value types and ggml tensor types.
-GGUF_UINT32, GGUF_INT32, GGUF_FLOAT32, GGUF_BOOL, GGUF_STRING, GGUF_ARRAY, \
-    GGUF_UINT64, GGUF_FLOAT64 = 4, 5, 6, 7, 8, 9, 10, 12
+GGUF_UINT16, GGUF_UINT32, GGUF_INT32, GGUF_FLOAT32, GGUF_BOOL, GGUF_STRING, \
+    GGUF_ARRAY, GGUF_UINT64, GGUF_FLOAT64 = 2, 4, 5, 6, 7, 8, 9, 10, 12
 GGML_TYPES = {np.dtype(np.float32): 0, np.dtype(np.float16): 1,
               np.dtype(np.int8): 24, np.dtype(np.int16): 25,
               np.dtype(np.int32): 26, np.dtype(np.int64): 27,
@@ -109,7 +109,8 @@ def gguf_string(s):
 
 
 def gguf_value(vtype, value):
-    scalar = {GGUF_UINT32: "<I", GGUF_INT32: "<i", GGUF_FLOAT32: "<f",
+    scalar = {GGUF_UINT16: "<H", GGUF_UINT32: "<I", GGUF_INT32: "<i",
+              GGUF_FLOAT32: "<f",
               GGUF_BOOL: "<?", GGUF_UINT64: "<Q", GGUF_FLOAT64: "<d"}
     if vtype == GGUF_STRING:
         return gguf_string(value)
@@ -179,14 +180,14 @@ def gguf_sample(tmp_path):
     expected = {"general.architecture": ("llama", "string"),
                 "general.alignment": ("64", "uint32"),
                 "llama.block_count": ("1", "uint32"),
-                "llama.rope.freq_base": ("10000", "float32"),
+                "llama.rope.freq_base": ("1e+04", "float32"),
                 "x.int": ("-7", "int32"),
                 "x.big": (str(2**63 + 5), "uint64"),
                 "x.half": ("0.5", "float64"),
                 "x.flag": ("true", "bool"),
-                "tokenizer.ggml.tokens": ('["<s>", "a\\"b", "\u00e9"]',
+                "tokenizer.ggml.tokens": ('["<s>","a\\"b","\u00e9"]',
                                           "array<string>"),
-                "tokenizer.ggml.scores": ("[0, -1.5, 2.25]",
+                "tokenizer.ggml.scores": ("[0.0,-1.5,2.25]",
                                           "array<float32>")}
     path = write_gguf(tmp_path / "sample.gguf", tensors,
                       kvs, alignment=64)

@@ -352,8 +352,9 @@ class Module:
     def metadata(self):
         """The file's key/value metadata as a dict of str to str, in file
         order: a .vmpk module's metadata, a safetensors __metadata__, or
-        every GGUF key/value pair as text (numbers in decimal, arrays as
-        JSON; metadata_types gives their GGUF types). Empty for .irpa."""
+        every GGUF key/value pair as text (strings as they are, other
+        values as JSON that json.loads reads; metadata_types gives their
+        GGUF types). Empty for .irpa."""
         return {k: v for k, v, _ in self._metadata()}
 
     @property
@@ -434,7 +435,11 @@ def open(path, mode="auto", verify="structure", threads=0, buffer=None):
     """Opens the file at `path` (str or os.PathLike) and checks its
     structure (time proportional to the index, not the data): a .vmpk
     module archive, an IREE parameter archive (.irpa), a safetensors or a
-    GGUF file, told apart by their first bytes.
+    GGUF file, told apart by their first bytes. The first file of a
+    sharded set (NAME-00001-of-0000N.vmpk or .gguf, a safetensors
+    NAME.safetensors.index.json or first shard) opens the whole set as one
+    module; another file of a set raises vmpack.UnsupportedError naming
+    the first.
 
     mode: "mmap" maps the file; "read" reads it into memory (computing its
     CRC-32 on the way, so a full verification costs little); "auto" (the

@@ -3,7 +3,10 @@
 //
 // Reads modules through the archive layer only: no MLIR, no LLVM. IREE
 // parameter archives (.irpa), recognised by their first bytes, go through
-// the formats layer (DumpIrpa.cpp).
+// the formats layer (DumpIrpa.cpp). The first file of a sharded .vmpk set
+// (docs/format.md section 9) shows the whole set, its files found and
+// checked by the formats layer (openWeightSet); any other file of a set
+// shows that file alone, saying which set it belongs to.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +19,7 @@
 #include "vmpack/Archive/Format.h"
 #include "vmpack/Archive/LoadedFile.h"
 #include "vmpack/Formats/IrpaFormat.h"
+#include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/TypeTable.h"
 #include "vmpack/Pack/Encoding.h"
 
@@ -29,6 +33,36 @@ using namespace vmpack::archive;
 using namespace vmpack::dump;
 
 namespace {
+
+/// One file of what is shown: the file named, or each file of a set.
+struct Part {
+  std::string path;
+  std::unique_ptr<LoadedFile> file;
+  std::unique_ptr<ArchiveReader> reader;
+};
+
+/// What is shown: one module, or a sharded set as one module; the
+/// metadata without the set's bookkeeping keys.
+struct Shown {
+  std::vector<Part> parts;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  /// A file of a set named alone (not its first file): "file K of N of
+  /// the set 'FIRST'".
+  std::string alone;
+  size_t numSegments() const {
+    size_t n = 0;
+    for (const Part &p : parts)
+      n += p.reader->numSegments();
+    return n;
+  }
+  size_t numAliases() const {
+    size_t n = 0;
+    for (const Part &p : parts)
+      n += p.reader->numAliases();
+    return n;
+  }
+  bool isSet() const { return parts.size() > 1; }
+};
 
 /// A foreign segment's type: "ggml Q4_0 (2)", or the kind and number when
 /// this build does not know them.
@@ -50,118 +84,178 @@ std::string shapeList(const std::vector<int64_t> &shape) {
   return out + "]";
 }
 
-int printTable(const ArchiveReader &reader) {
+int printTable(const Shown &shown) {
+  const ArchiveReader &head = *shown.parts[0].reader;
   std::printf("module '%s' (producer '%s', format %u): %zu segments",
-              printableName(reader.moduleName()).c_str(),
-              printableName(reader.producer()).c_str(), reader.formatVersion(),
-              reader.numSegments());
-  if (reader.numAliases())
-    std::printf(", %zu aliases", reader.numAliases());
+              printableName(head.moduleName()).c_str(),
+              printableName(head.producer()).c_str(), head.formatVersion(),
+              shown.numSegments());
+  if (shown.numAliases())
+    std::printf(", %zu aliases", shown.numAliases());
+  if (shown.isSet())
+    std::printf(" in %zu files", shown.parts.size());
   std::printf("\n");
+  if (!shown.alone.empty())
+    std::printf("this file alone: %s\n", shown.alone.c_str());
+  if (shown.isSet())
+    for (size_t k = 0; k < shown.parts.size(); ++k)
+      std::printf("file %zu: %s (%zu segments)\n", k + 1,
+                  shown.parts[k].path.c_str(),
+                  shown.parts[k].reader->numSegments());
   size_t nameWidth = 4, typeWidth = 4;
-  for (size_t i = 0; i < reader.numConstants(); ++i) {
-    const SegmentInfo &s = reader.constant(i);
-    nameWidth = std::max(nameWidth, printableName(s.name).size());
-    typeWidth = std::max(typeWidth, s.mlirType.size());
-  }
-  std::printf("%-*s  %-*s  %-8s  %12s  %9s  %12s\n", int(nameWidth), "name",
+  for (const Part &part : shown.parts)
+    for (size_t i = 0; i < part.reader->numConstants(); ++i) {
+      const SegmentInfo &s = part.reader->constant(i);
+      nameWidth = std::max(nameWidth, printableName(s.name).size());
+      typeWidth = std::max(typeWidth, s.mlirType.size());
+    }
+  // A set's rows say which file holds the bytes; offsets are in that file.
+  std::printf("%-*s  %-*s  %-8s  %12s  %9s  %12s%s\n", int(nameWidth), "name",
               int(typeWidth), "type", "encoding", "bytes", "alignment",
-              "offset");
+              "offset", shown.isSet() ? "  file" : "");
   // A foreign segment's bytes are opaque to vmpack: the row ends with
   // the foreign type and the logical shape it was read with.
-  for (const SegmentInfo &s : reader.allSegments()) {
-    std::printf("%-*s  %-*s  %-8s  %12" PRIu64 "  %9u  %12" PRIu64,
-                int(nameWidth), printableName(s.name).c_str(), int(typeWidth),
-                s.mlirType.c_str(), encodingName(s.encoding), s.length,
-                s.alignment, s.offset);
-    if (s.foreignKind != kForeignNone)
-      std::printf("  %s %s", foreignTypeName(s).c_str(),
-                  shapeList(s.foreignShape).c_str());
-    std::printf("\n");
+  for (size_t k = 0; k < shown.parts.size(); ++k) {
+    for (const SegmentInfo &s : shown.parts[k].reader->allSegments()) {
+      std::printf("%-*s  %-*s  %-8s  %12" PRIu64 "  %9u  %12" PRIu64,
+                  int(nameWidth), printableName(s.name).c_str(), int(typeWidth),
+                  s.mlirType.c_str(), encodingName(s.encoding), s.length,
+                  s.alignment, s.offset);
+      if (shown.isSet())
+        std::printf("  %4zu", k + 1);
+      if (s.foreignKind != kForeignNone)
+        std::printf("  %s %s", foreignTypeName(s).c_str(),
+                    shapeList(s.foreignShape).c_str());
+      std::printf("\n");
+    }
   }
   // Aliases store nothing of their own: they name the segment they share.
-  for (size_t i = reader.numSegments(); i < reader.numConstants(); ++i) {
-    const SegmentInfo &a = reader.constant(i);
-    std::printf("%-*s  %-*s  alias of '%s'\n", int(nameWidth),
-                printableName(a.name).c_str(), int(typeWidth),
-                a.mlirType.c_str(),
-                printableName(reader.segment(a.aliasOf).name).c_str());
+  for (const Part &part : shown.parts) {
+    const ArchiveReader &reader = *part.reader;
+    for (size_t i = reader.numSegments(); i < reader.numConstants(); ++i) {
+      const SegmentInfo &a = reader.constant(i);
+      std::printf("%-*s  %-*s  alias of '%s'\n", int(nameWidth),
+                  printableName(a.name).c_str(), int(typeWidth),
+                  a.mlirType.c_str(),
+                  printableName(reader.segment(a.aliasOf).name).c_str());
+    }
   }
-  std::printf("program: %" PRIu64 " bytes at %" PRIu64 "\n",
-              reader.program().length, reader.program().offset);
-  std::printf("index: %" PRIu64 " bytes at %" PRIu64 "\n",
-              reader.index().length, reader.index().offset);
-  if (!reader.metadata().empty()) {
+  for (size_t k = 0; k < shown.parts.size(); ++k) {
+    const ArchiveReader &reader = *shown.parts[k].reader;
+    std::string in = shown.isSet() ? " in file " + std::to_string(k + 1) : "";
+    std::printf("program: %" PRIu64 " bytes at %" PRIu64 "%s\n",
+                reader.program().length, reader.program().offset, in.c_str());
+    std::printf("index: %" PRIu64 " bytes at %" PRIu64 "%s\n",
+                reader.index().length, reader.index().offset, in.c_str());
+  }
+  if (!shown.metadata.empty()) {
     std::printf("metadata:\n");
     // Values can be large (a tokenizer's vocabulary): the table shows the
     // first 200 bytes; --json gives them whole.
     constexpr size_t kShown = 200;
-    for (const auto &[key, value] : reader.metadata()) {
-      std::string shown = jsonString(value.substr(0, kShown));
+    for (const auto &[key, value] : shown.metadata) {
+      std::string text = jsonString(value.substr(0, kShown));
       if (value.size() > kShown)
-        shown += "... (" + std::to_string(value.size()) + " bytes)";
-      std::printf("  %s = %s\n", jsonString(key).c_str(), shown.c_str());
+        text += "... (" + std::to_string(value.size()) + " bytes)";
+      std::printf("  %s = %s\n", jsonString(key).c_str(), text.c_str());
     }
   }
   return 0;
 }
 
-int printJson(const ArchiveReader &reader) {
+int printJson(const Shown &shown) {
+  const ArchiveReader &head = *shown.parts[0].reader;
+  size_t fileSize = 0;
+  for (const Part &part : shown.parts)
+    fileSize += part.reader->fileSize();
   std::printf("{\n  \"module\": %s,\n  \"producer\": %s,\n"
               "  \"format_version\": %u,\n  \"file_size\": %zu,\n",
-              jsonString(reader.moduleName()).c_str(),
-              jsonString(reader.producer()).c_str(), reader.formatVersion(),
-              reader.fileSize());
-  std::printf("  \"segments\": [");
-  for (size_t i = 0; i < reader.numSegments(); ++i) {
-    const SegmentInfo &s = reader.segment(i);
-    std::printf("%s\n    {\"name\": %s, \"type\": %s, \"element_type\": %s, "
-                "\"encoding\": \"%s\", \"offset\": %" PRIu64
-                ", \"length\": %" PRIu64 ", \"alignment\": %u, "
-                "\"checksum\": \"%08x\", \"source_kind\": %u, "
-                "\"source_key\": %s, \"source_alignment\": %u",
-                i ? "," : "", jsonString(s.name).c_str(),
-                jsonString(s.mlirType).c_str(),
-                jsonString(toString(s.elementType)).c_str(),
-                encodingName(s.encoding), s.offset, s.length, s.alignment,
-                s.checksum, unsigned(s.sourceKind),
-                jsonString(s.sourceKey).c_str(), s.sourceAlignment);
-    if (s.foreignKind != kForeignNone) {
-      const formats::GgmlTypeTraits *traits =
-          s.foreignKind == kForeignGgml ? formats::ggmlTypeTraits(s.foreignType)
-                                        : nullptr;
-      std::printf(
-          ", \"foreign\": {\"kind\": %s, \"type\": %u, "
-          "\"type_name\": %s, \"shape\": %s}",
-          s.foreignKind == kForeignGgml ? "\"ggml\""
-                                        : std::to_string(s.foreignKind).c_str(),
-          s.foreignType, traits ? jsonString(traits->name).c_str() : "null",
-          shapeList(s.foreignShape).c_str());
+              jsonString(head.moduleName()).c_str(),
+              jsonString(head.producer()).c_str(), head.formatVersion(),
+              fileSize);
+  // A set: its files, and in each segment the file holding its bytes
+  // ("offset" is within that file); file_size is the files' total.
+  if (shown.isSet()) {
+    std::printf("  \"files\": [");
+    for (size_t k = 0; k < shown.parts.size(); ++k) {
+      const ArchiveReader &r = *shown.parts[k].reader;
+      const EntryInfo &p = r.program();
+      const EntryInfo &x = r.index();
+      std::printf("%s\n    {\"path\": %s, \"file_size\": %zu, "
+                  "\"segments\": %zu, \"program\": {\"offset\": %" PRIu64
+                  ", \"length\": %" PRIu64
+                  ", \"checksum\": \"%08x\"}, \"index\": {\"offset\": %" PRIu64
+                  ", \"length\": %" PRIu64 ", \"checksum\": \"%08x\"}}",
+                  k ? "," : "", jsonString(shown.parts[k].path).c_str(),
+                  r.fileSize(), r.numSegments(), p.offset, p.length, p.checksum,
+                  x.offset, x.length, x.checksum);
     }
-    std::printf("}");
+    std::printf("\n  ],\n");
+  }
+  std::printf("  \"segments\": [");
+  bool first = true;
+  for (size_t k = 0; k < shown.parts.size(); ++k) {
+    const ArchiveReader &reader = *shown.parts[k].reader;
+    for (size_t i = 0; i < reader.numSegments(); ++i) {
+      const SegmentInfo &s = reader.segment(i);
+      std::printf("%s\n    {\"name\": %s, \"type\": %s, \"element_type\": %s, "
+                  "\"encoding\": \"%s\", \"offset\": %" PRIu64
+                  ", \"length\": %" PRIu64 ", \"alignment\": %u, "
+                  "\"checksum\": \"%08x\", \"source_kind\": %u, "
+                  "\"source_key\": %s, \"source_alignment\": %u",
+                  first ? "" : ",", jsonString(s.name).c_str(),
+                  jsonString(s.mlirType).c_str(),
+                  jsonString(toString(s.elementType)).c_str(),
+                  encodingName(s.encoding), s.offset, s.length, s.alignment,
+                  s.checksum, unsigned(s.sourceKind),
+                  jsonString(s.sourceKey).c_str(), s.sourceAlignment);
+      first = false;
+      if (shown.isSet())
+        std::printf(", \"file\": %zu", k + 1);
+      if (s.foreignKind != kForeignNone) {
+        const formats::GgmlTypeTraits *traits =
+            s.foreignKind == kForeignGgml
+                ? formats::ggmlTypeTraits(s.foreignType)
+                : nullptr;
+        std::printf(", \"foreign\": {\"kind\": %s, \"type\": %u, "
+                    "\"type_name\": %s, \"shape\": %s}",
+                    s.foreignKind == kForeignGgml
+                        ? "\"ggml\""
+                        : std::to_string(s.foreignKind).c_str(),
+                    s.foreignType,
+                    traits ? jsonString(traits->name).c_str() : "null",
+                    shapeList(s.foreignShape).c_str());
+      }
+      std::printf("}");
+    }
   }
   std::printf("\n  ],\n  \"aliases\": [");
-  for (size_t i = reader.numSegments(); i < reader.numConstants(); ++i) {
-    const SegmentInfo &a = reader.constant(i);
-    std::printf("%s\n    {\"name\": %s, \"type\": %s, \"element_type\": %s, "
-                "\"segment\": %s, \"source_kind\": %u, \"source_key\": %s, "
-                "\"source_alignment\": %u}",
-                i > reader.numSegments() ? "," : "", jsonString(a.name).c_str(),
-                jsonString(a.mlirType).c_str(),
-                jsonString(toString(a.elementType)).c_str(),
-                jsonString(reader.segment(a.aliasOf).name).c_str(),
-                unsigned(a.sourceKind), jsonString(a.sourceKey).c_str(),
-                a.sourceAlignment);
+  first = true;
+  for (const Part &part : shown.parts) {
+    const ArchiveReader &reader = *part.reader;
+    for (size_t i = reader.numSegments(); i < reader.numConstants(); ++i) {
+      const SegmentInfo &a = reader.constant(i);
+      std::printf("%s\n    {\"name\": %s, \"type\": %s, \"element_type\": "
+                  "%s, \"segment\": %s, \"source_kind\": %u, "
+                  "\"source_key\": %s, \"source_alignment\": %u}",
+                  first ? "" : ",", jsonString(a.name).c_str(),
+                  jsonString(a.mlirType).c_str(),
+                  jsonString(toString(a.elementType)).c_str(),
+                  jsonString(reader.segment(a.aliasOf).name).c_str(),
+                  unsigned(a.sourceKind), jsonString(a.sourceKey).c_str(),
+                  a.sourceAlignment);
+      first = false;
+    }
   }
   // Metadata in stored order: an array of pairs, since keys are ordered.
   std::printf("\n  ],\n  \"metadata\": [");
-  for (size_t i = 0; i < reader.metadata().size(); ++i) {
-    const auto &[key, value] = reader.metadata()[i];
+  for (size_t i = 0; i < shown.metadata.size(); ++i) {
+    const auto &[key, value] = shown.metadata[i];
     std::printf("%s\n    {\"key\": %s, \"value\": %s}", i ? "," : "",
                 jsonString(key).c_str(), jsonString(value).c_str());
   }
-  const EntryInfo &p = reader.program();
-  const EntryInfo &x = reader.index();
+  const EntryInfo &p = head.program();
+  const EntryInfo &x = head.index();
   std::printf("\n  ],\n  \"program\": {\"name\": %s, \"offset\": %" PRIu64
               ", \"length\": %" PRIu64 ", \"checksum\": \"%08x\"},\n",
               jsonString(p.name).c_str(), p.offset, p.length, p.checksum);
@@ -171,20 +265,102 @@ int printJson(const ArchiveReader &reader) {
   return 0;
 }
 
-int extract(const ArchiveReader &reader, const DumpOptions &options) {
-  std::optional<size_t> index = reader.findConstant(options.extractName);
-  if (!index)
-    return error("no segment named '" + options.extractName + "' in '" +
-                 options.modulePath + "'");
-  const uint8_t *data = reader.constantData(*index);
-  Status st =
-      writeOutputFile(options.outputPath, reader.constant(*index).length,
-                      [&](uint64_t at, uint8_t *out, size_t n) {
-                        std::memcpy(out, data + at, n);
-                      });
-  if (!st)
-    return error(st.message());
-  return 0;
+int extract(const Shown &shown, const DumpOptions &options) {
+  for (const Part &part : shown.parts) {
+    const ArchiveReader &reader = *part.reader;
+    std::optional<size_t> index = reader.findConstant(options.extractName);
+    if (!index)
+      continue;
+    const uint8_t *data = reader.constantData(*index);
+    Status st =
+        writeOutputFile(options.outputPath, reader.constant(*index).length,
+                        [&](uint64_t at, uint8_t *out, size_t n) {
+                          std::memcpy(out, data + at, n);
+                        });
+    if (!st)
+      return error(st.message());
+    return 0;
+  }
+  return error("no segment named '" + options.extractName + "' in '" +
+               options.modulePath + "'");
+}
+
+/// Loads and parses one .vmpk file.
+StatusOr<Part> openPart(const std::string &path, const LoadOptions &load) {
+  Part part;
+  part.path = path;
+  StatusOr<std::unique_ptr<LoadedFile>> file = LoadedFile::open(path, load);
+  if (!file)
+    return file.status();
+  part.file = std::move(*file);
+  StatusOr<std::unique_ptr<ArchiveReader>> reader =
+      ArchiveReader::open(part.file->data(), part.file->size());
+  if (!reader)
+    return reader.status().withContext(path + ": ");
+  part.reader = std::move(*reader);
+  return part;
+}
+
+/// `first` and, when it is the first file of a sharded set, the rest of
+/// the set, checked by the formats layer (openWeightSet: count, numbering,
+/// segment counts, names unique) and here (the module name of every file,
+/// each file as it was found).
+Status openShown(Part first, const LoadOptions &load, Shown &shown) {
+  StatusOr<std::optional<formats::VmpkShardKeys>> keys =
+      formats::readVmpkShardKeys(first.reader->metadata());
+  if (!keys)
+    return keys.status().withContext(first.path + ": ");
+  bool set = *keys && (*keys)->count > 1;
+  if (set && (*keys)->number != 1) {
+    std::optional<std::string> head =
+        formats::firstShardPath(first.path, ".vmpk");
+    shown.alone = "file " + std::to_string((*keys)->number) + " of " +
+                  std::to_string((*keys)->count) +
+                  " of a sharded set; name its first file" +
+                  (head ? " ('" + *head + "')" : std::string()) +
+                  " to show the whole set";
+    set = false;
+  }
+  if (!set) {
+    shown.metadata = first.reader->metadata();
+    shown.parts.push_back(std::move(first));
+    return Status::ok();
+  }
+  std::vector<std::string> paths;
+  std::vector<size_t> counts;
+  {
+    StatusOr<std::vector<std::unique_ptr<formats::WeightFile>>> files =
+        formats::openWeightSet(first.path, formats::FileFormat::Vmpk);
+    if (!files)
+      return files.status();
+    for (const auto &f : *files) {
+      paths.push_back(f->path);
+      counts.push_back(f->tensors.size());
+    }
+  }
+  shown.parts.push_back(std::move(first));
+  for (size_t k = 1; k < paths.size(); ++k) {
+    StatusOr<Part> part = openPart(paths[k], load);
+    if (!part)
+      return part.status();
+    if (part->reader->moduleName() != shown.parts[0].reader->moduleName())
+      return Status::formatError(
+          paths[k] + ": module '" + printableName(part->reader->moduleName()) +
+          "', but '" + paths[0] + "' is module '" +
+          printableName(shown.parts[0].reader->moduleName()) +
+          "': the files are not one set");
+    shown.parts.push_back(std::move(*part));
+  }
+  for (size_t k = 0; k < paths.size(); ++k)
+    if (shown.parts[k].reader->numSegments() != counts[k])
+      return Status::formatError(paths[k] +
+                                 ": its segments changed while the set was "
+                                 "opened");
+  for (const Part &part : shown.parts)
+    for (const auto &kv : part.reader->metadata())
+      if (!formats::isSetKey(kv.first))
+        shown.metadata.push_back(kv);
+  return Status::ok();
 }
 
 } // namespace
@@ -214,39 +390,66 @@ int main(int argc, char **argv) {
   auto reader = ArchiveReader::open((*file)->data(), (*file)->size());
   if (!reader)
     return error(options.modulePath + ": " + reader.status().message());
+  Shown shown;
+  {
+    Part first;
+    first.path = options.modulePath;
+    first.file = std::move(*file);
+    first.reader = std::move(*reader);
+    if (Status st = openShown(std::move(first), load, shown); !st)
+      return error(st.message());
+  }
   // A file that was read has its CRCs already: verification only compares.
-  auto verify = [&] {
-    if ((*file)->hasRangeCrcs()) {
-      const LoadedFile &f = **file;
-      return (*reader)->verifyContents([&f](uint64_t offset, uint64_t length) {
-        return f.rangeCrc(offset, length);
-      });
+  auto verify = [&]() -> Status {
+    for (const Part &part : shown.parts) {
+      const LoadedFile &f = *part.file;
+      Status st = f.hasRangeCrcs()
+                      ? part.reader->verifyContents(
+                            [&f](uint64_t offset, uint64_t length) {
+                              return f.rangeCrc(offset, length);
+                            })
+                      : part.reader->verifyContents(options.threads);
+      if (!st)
+        return st.withContext(part.path + ": ");
     }
-    return (*reader)->verifyContents(options.threads);
+    return Status::ok();
   };
 
   switch (options.action) {
   case Action::Table:
-    return printTable(**reader);
+    return printTable(shown);
   case Action::Json:
-    return printJson(**reader);
+    return printJson(shown);
   case Action::Verify: {
     Status st = verify();
     if (!st)
-      return error(options.modulePath + ": " + st.message());
-    std::printf("%s: OK (%zu segments, %zu bytes verified)\n",
-                options.modulePath.c_str(), (*reader)->numSegments(),
-                (*reader)->fileSize());
+      return error(st.message());
+    size_t bytes = 0;
+    for (const Part &part : shown.parts)
+      bytes += part.reader->fileSize();
+    if (shown.isSet())
+      std::printf("%s: OK (%zu segments, %zu bytes verified in %zu files)\n",
+                  options.modulePath.c_str(), shown.numSegments(), bytes,
+                  shown.parts.size());
+    else
+      std::printf("%s: OK (%zu segments, %zu bytes verified)%s\n",
+                  options.modulePath.c_str(), shown.numSegments(), bytes,
+                  shown.alone.empty() ? "" : (" -- " + shown.alone).c_str());
     return 0;
   }
   case Action::Extract:
-    return extract(**reader, options);
+    return extract(shown, options);
   case Action::Mlir: {
+    if (shown.isSet())
+      return error(options.modulePath +
+                   ": --mlir rebuilds one module's program; this is the "
+                   "first file of a sharded set: join the set with "
+                   "vmpack-convert FIRST -o OUT.vmpk first");
     // Rebuilding trusts the segment bytes: check them first.
     Status st = verify();
     if (!st)
-      return error(options.modulePath + ": " + st.message());
-    return printModuleAsMlir(**reader, options);
+      return error(st.message());
+    return printModuleAsMlir(*shown.parts[0].reader, options);
   }
   }
   return 1;

@@ -84,34 +84,41 @@ GgufMetadata ggufMetadata(std::vector<ExpectedEntry> &expected) {
   add("v.u32", scalarValue(GgufType::UInt32, 0xdeadbeef), "3735928559",
       "uint32");
   add("v.i32", scalarValue(GgufType::Int32, 0xfffffffb), "-5", "int32");
-  // 0.1f: nine significant digits read back as the same float.
+  // 0.1f: the shortest decimal that reads back as the same float.
   uint32_t tenth;
   float f = 0.1f;
   std::memcpy(&tenth, &f, 4);
-  add("v.f32", scalarValue(GgufType::Float32, tenth), "0.100000001", "float32");
+  add("v.f32", scalarValue(GgufType::Float32, tenth), "0.1", "float32");
   add("v.bool", scalarValue(GgufType::Bool, 1), "true", "bool");
   add("v.u64", scalarValue(GgufType::UInt64, 0xfedcba9876543210),
       "18364758544493064720", "uint64");
   add("v.i64", scalarValue(GgufType::Int64, 0x8000000000000000),
       "-9223372036854775808", "int64");
-  add("v.f64", scalarValue(GgufType::Float64, 0x7ff8000000000000), "NaN",
-      "float64");
+  // A NaN: a JSON string of its bits.
+  add("v.f64", scalarValue(GgufType::Float64, 0x7ff8000000000000),
+      "\"0x7ff8000000000000\"", "float64");
   GgufValue strings;
   strings.type = GgufType::Array;
   strings.elementType = GgufType::String;
   strings.strings = {"a", "q\"b\\", std::string("\n\x01", 2)};
-  add("v.strings", strings, "[\"a\", \"q\\\"b\\\\\", \"\\u000a\\u0001\"]",
+  add("v.strings", strings, "[\"a\",\"q\\\"b\\\\\",\"\\n\\u0001\"]",
       "array<string>");
+  // Bytes that are not UTF-8 read as U+FFFD (vmpack-convert refuses them).
+  GgufValue bytes;
+  bytes.type = GgufType::Array;
+  bytes.elementType = GgufType::String;
+  bytes.strings = {"a\xff"};
+  add("v.bytes", bytes, "[\"a\xef\xbf\xbd\"]", "array<string>");
   GgufValue ints;
   ints.type = GgufType::Array;
   ints.elementType = GgufType::Int16;
   ints.scalars = {1, 0xffff, 7};
-  add("v.ints", ints, "[1, -1, 7]", "array<int16>");
+  add("v.ints", ints, "[1,-1,7]", "array<int16>");
   GgufValue floats;
   floats.type = GgufType::Array;
   floats.elementType = GgufType::Float64;
   floats.scalars = {0x3ff8000000000000, 0xfff0000000000000};
-  add("v.floats", floats, "[1.5, -Infinity]", "array<float64>");
+  add("v.floats", floats, "[1.5,\"0xfff0000000000000\"]", "array<float64>");
   return md;
 }
 

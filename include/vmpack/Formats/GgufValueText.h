@@ -37,6 +37,13 @@ std::string ggufTypeName(const GgufValue &value);
 /// those (strings as JSON strings). Fails for a string that is not UTF-8.
 StatusOr<std::string> encodeGgufValue(const GgufValue &value);
 
+/// The JSON part of that form (what follows "TYPE:"). It is also the C
+/// runtime's text of a GGUF value (vmpack.h, vmpack_metadata_entry_t), with
+/// `replaceInvalidUtf8`: the bytes of an array's strings that are not UTF-8
+/// become U+FFFD there instead of an error (readable, not decodable back).
+StatusOr<std::string> ggufValueJson(const GgufValue &value,
+                                    bool replaceInvalidUtf8 = false);
+
 /// The inverse of encodeGgufValue, strict: the type must be known, numbers
 /// in range and integral where the type is, arrays flat and at most
 /// `limits.maxArrayElements` long.

@@ -45,6 +45,8 @@ inline constexpr std::string_view kGgufSplitNoKey = "split.no";
 inline constexpr std::string_view kGgufSplitCountKey = "split.count";
 inline constexpr std::string_view kGgufSplitTensorsCountKey =
     "split.tensors.count";
+inline constexpr std::string_view kGgufSplitKeys[] = {
+    kGgufSplitNoKey, kGgufSplitCountKey, kGgufSplitTensorsCountKey};
 
 /// Module metadata keys of a sharded .vmpk set (docs/format.md, section
 /// 9): decimal strings.
@@ -52,6 +54,12 @@ inline constexpr std::string_view kVmpkShardNoKey = "vmpack.shard.no";
 inline constexpr std::string_view kVmpkShardCountKey = "vmpack.shard.count";
 inline constexpr std::string_view kVmpkShardSegmentsKey =
     "vmpack.shard.segments";
+inline constexpr std::string_view kVmpkShardKeys[] = {
+    kVmpkShardNoKey, kVmpkShardCountKey, kVmpkShardSegmentsKey};
+
+/// True for a set's bookkeeping keys (kGgufSplitKeys, kVmpkShardKeys),
+/// which a set opened as a whole does not show.
+bool isSetKey(std::string_view key);
 
 struct VmpkShardKeys {
   /// 1-based.
@@ -94,6 +102,22 @@ struct ShardName {
 /// count); nullopt when `path` does not end that way.
 std::optional<ShardName> parseShardName(std::string_view path,
                                         std::string_view ext);
+
+/// Where a file of a set stands, as it says itself: shard `number`
+/// (1-based) of `count`.
+struct SetPosition {
+  unsigned number = 1, count = 1;
+};
+/// A GGUF file's place in a gguf-split set (split.no is 0-based there):
+/// nullopt unless split.count is an integer above 1. Only a hint for
+/// refusing a lone split: openWeightSet checks the keys' types and values.
+std::optional<SetPosition> ggufSplitPosition(const GgufMetadata &metadata);
+
+/// The path of the first file of the set `path` belongs to
+/// ("STEM-00001-of-0000N" + ext), when `path` is named as shards are; else
+/// nullopt.
+std::optional<std::string> firstShardPath(std::string_view path,
+                                          std::string_view ext);
 
 struct SafetensorsIndex {
   /// metadata.total_size, if present.
