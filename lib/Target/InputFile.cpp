@@ -14,7 +14,7 @@ using namespace mlir;
 OwningOpRef<ModuleOp> mlir::vmpack_compiler::parseInputFile(
     StringRef path, const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
     MLIRContext *context, ZeroCopyRegistry &zeroCopy, std::string &errorMessage,
-    bool textFastPath, TextFastPathStats *stats) {
+    bool textFastPath, TextFastPathStats *stats, unsigned threads) {
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(path, llvm::Align(64), &errorMessage);
   if (!input)
@@ -24,7 +24,7 @@ OwningOpRef<ModuleOp> mlir::vmpack_compiler::parseInputFile(
   if (textFastPath && !isBytecode(inputRef))
     if (OwningOpRef<ModuleOp> module =
             parseTextWithFastHex(inputRef, context, zeroCopy,
-                                 /*minBytes=*/4096, stats))
+                                 /*minBytes=*/4096, stats, threads))
       return module;
   ParserConfig config(context);
   attachZeroCopyDenseElements(config, zeroCopy);

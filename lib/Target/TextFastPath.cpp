@@ -33,7 +33,10 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -80,8 +83,9 @@ bool isSuffixIdChar(char c) {
 
 class Rewriter {
 public:
-  Rewriter(StringRef text, MLIRContext *context, size_t minBytes)
-      : text(text), context(context), minBytes(minBytes) {}
+  Rewriter(StringRef text, MLIRContext *context, size_t minBytes,
+           unsigned threads)
+      : text(text), context(context), minBytes(minBytes), threads(threads) {}
 
   /// Scans the whole text. False when it must be parsed as usual.
   bool run();
@@ -111,6 +115,8 @@ private:
   StringRef text;
   MLIRContext *context;
   size_t minBytes;
+  /// Threads for decoding one long literal (1: the caller's only).
+  unsigned threads;
   /// Text before this offset is in `output` already.
   size_t copied = 0;
   /// Line bookkeeping for the column shifts: newlines are counted up to
@@ -189,9 +195,11 @@ size_t Rewriter::skipSpace(size_t pos) const {
 
 /// Replaces text[start, end) (no newline in it) by `replacement`.
 void Rewriter::replace(size_t start, size_t end, StringRef replacement) {
-  // Count the lines up to the replacement.
-  for (size_t nl = text.find('\n', countedTo);
-       nl != StringRef::npos && nl < start; nl = text.find('\n', nl + 1)) {
+  // Count the lines up to the replacement (searching no further: past
+  // `start` may lie hundreds of megabytes of hex without a newline).
+  StringRef before = text.slice(0, start);
+  for (size_t nl = before.find('\n', countedTo); nl != StringRef::npos;
+       nl = before.find('\n', nl + 1)) {
     ++line;
     lineStart = nl + 1;
     lineDelta = 0;
@@ -233,18 +241,66 @@ AsmResourceBlob Rewriter::decodeDigits(size_t digits, uint64_t minBytes,
   char *data = reinterpret_cast<char *>(
       llvm::alignTo(reinterpret_cast<uintptr_t>(base), std::max(huge, align)));
   // Decoded in steps, each step's pages faulted in by one call (far
-  // cheaper than a fault per page).
-  uint64_t numBytes = 0;
-  constexpr uint64_t kStep = uint64_t(8) << 20;
-  while (numBytes < maxBytes) {
-    uint64_t step = std::min(kStep, maxBytes - numBytes);
-    ::madvise(data + numBytes, step, MADV_POPULATE_WRITE);
+  // cheaper than a fault per page), and small enough that the pages faulted
+  // in past the literal's end (the last step's rest) cost little. A literal
+  // longer than one step is decoded by `threads` threads taking the following
+  // steps in turn, which shares out the kernel's zeroing of the new pages and
+  // the faults on the text as well as the decoding.
+  constexpr uint64_t kStep = uint64_t(2) << 20;
+  const char *hex = text.data() + digits;
+  auto decodeStep = [&](uint64_t at) {
+    uint64_t step = std::min(kStep, maxBytes - at);
+    ::madvise(data + at, step, MADV_POPULATE_WRITE);
     uint64_t done = vmpack::decodeHexPrefix(
-        text.data() + digits + 2 * numBytes,
-        reinterpret_cast<uint8_t *>(data + numBytes), step);
-    numBytes += done;
-    if (done < step)
-      break;
+        hex + 2 * at, reinterpret_cast<uint8_t *>(data + at), step);
+    return std::make_pair(done, step);
+  };
+  uint64_t numBytes = 0;
+  auto [firstDone, firstStep] = decodeStep(0);
+  if (firstDone == firstStep && firstStep < maxBytes && threads > 1) {
+    // Step k covers bytes [k * kStep, (k + 1) * kStep). The literal ends in
+    // the first step that decodes short; steps are taken in order, so every
+    // step before that one is complete when all threads are done. A thread
+    // may decode one step past the end: those pages are unmapped below.
+    uint64_t steps = (maxBytes + kStep - 1) / kStep;
+    std::atomic<uint64_t> next{1};
+    std::atomic<uint64_t> shortStep{steps};
+    std::mutex shortMutex;
+    uint64_t shortDone = 0; // guarded by shortMutex, with shortStep's value
+    auto work = [&] {
+      while (true) {
+        uint64_t k = next.fetch_add(1);
+        if (k >= steps || k > shortStep.load())
+          return;
+        auto [done, step] = decodeStep(k * kStep);
+        if (done < step) {
+          std::lock_guard<std::mutex> lock(shortMutex);
+          if (k < shortStep.load()) {
+            shortStep.store(k);
+            shortDone = done;
+          }
+        }
+      }
+    };
+    std::vector<std::thread> helpers;
+    try {
+      for (unsigned i = 1; i < threads; ++i)
+        helpers.emplace_back(work);
+    } catch (...) {
+      // No more threads: the ones started and this one do the work.
+    }
+    work();
+    for (std::thread &helper : helpers)
+      helper.join();
+    numBytes = shortStep.load() < steps ? shortStep.load() * kStep + shortDone
+                                        : maxBytes;
+  } else {
+    numBytes = firstDone;
+    for (bool more = firstDone == firstStep; more && numBytes < maxBytes;) {
+      auto [done, step] = decodeStep(numBytes);
+      numBytes += done;
+      more = done == step;
+    }
   }
   end = digits + 2 * numBytes;
   if (numBytes < minBytes) {
@@ -604,7 +660,8 @@ Location mapLocation(Location loc, StringAttr rewrittenName,
 
 OwningOpRef<ModuleOp> mlir::vmpack_compiler::parseTextWithFastHex(
     llvm::MemoryBufferRef input, MLIRContext *context,
-    ZeroCopyRegistry &zeroCopy, size_t minBytes, TextFastPathStats *stats) {
+    ZeroCopyRegistry &zeroCopy, size_t minBytes, TextFastPathStats *stats,
+    unsigned threads) {
   TextFastPathStats localStats;
   TextFastPathStats &out = stats ? *stats : localStats;
   auto giveUp = [&](std::string why) -> OwningOpRef<ModuleOp> {
@@ -614,7 +671,9 @@ OwningOpRef<ModuleOp> mlir::vmpack_compiler::parseTextWithFastHex(
   if (llvm::endianness::native != llvm::endianness::little)
     return giveUp("the host is big-endian");
 
-  Rewriter rewriter(input.getBuffer(), context, minBytes);
+  if (threads == 0)
+    threads = std::max(1u, std::thread::hardware_concurrency());
+  Rewriter rewriter(input.getBuffer(), context, minBytes, threads);
   if (!rewriter.run())
     return giveUp(rewriter.failure);
   if (rewriter.dense.empty() && rewriter.resources.empty())

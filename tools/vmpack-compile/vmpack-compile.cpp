@@ -246,7 +246,8 @@ int main(int argc, char **argv) {
   std::string errorMessage;
   OwningOpRef<ModuleOp> module = mlir::vmpack_compiler::parseInputFile(
       inputFilename, sourceMgr, &context, zeroCopy, errorMessage,
-      /*textFastPath=*/!noTextFastPath, &textStats);
+      /*textFastPath=*/!noTextFastPath, &textStats,
+      unsigned(threads.getValue()));
   if (!module) {
     if (!errorMessage.empty())
       llvm::errs() << "vmpack-compile: error: " << errorMessage << "\n";

@@ -269,6 +269,70 @@ TEST(TextFastPath, LeavesSmallAndUnrecognisedLiteralsToMLIR) {
   EXPECT_EQ(fast, parsePlain(text));
 }
 
+// Literals longer than one 1 MiB decoding step, ending on, just before and
+// just after step boundaries, one right after another (so that a thread
+// that decodes past a literal's end reads the next one's digits) and a
+// resource blob: one thread and several give each literal's own bytes.
+TEST(TextFastPath, LongLiteralsDecodeAlikeOnOneAndSeveralThreads) {
+  const size_t step = size_t(1) << 20;
+  const size_t sizes[] = {2 * step, step + 1, 2 * step - 1};
+  std::mt19937 rng(11);
+  std::vector<std::string> bytes;
+  std::string text;
+  static const char digits[] = "0123456789abcdef";
+  auto hexOf = [&](const std::string &data) {
+    std::string hex;
+    hex.reserve(2 * data.size());
+    for (unsigned char c : data) {
+      hex += digits[c >> 4];
+      hex += digits[c & 15];
+    }
+    return hex;
+  };
+  for (size_t size : sizes) {
+    std::string data(size, '\0');
+    for (char &c : data)
+      c = char(rng());
+    text += "\"test.op\"() {a = dense<\"0x" + hexOf(data) + "\"> : tensor<" +
+            std::to_string(size) + "xi8>} : () -> ()\n";
+    bytes.push_back(std::move(data));
+  }
+  std::string blob(step + 3, '\0');
+  for (char &c : blob)
+    c = char(rng());
+  text += "\"test.op\"() {r = dense_resource<blob> : tensor<" +
+          std::to_string(blob.size()) + "xi8>} : () -> ()\n" +
+          "{-#\n  dialect_resources: {\n    builtin: {\n      blob: \"0x" +
+          "01000000" + hexOf(blob) + "\"\n    }\n  }\n#-}\n";
+  bytes.push_back(blob);
+
+  for (unsigned threads : {1u, 2u, 3u}) {
+    MLIRContext context(registry());
+    context.allowUnregisteredDialects();
+    ZeroCopyRegistry zeroCopy;
+    auto buffer = llvm::MemoryBuffer::getMemBuffer(text, "input.mlir");
+    TextFastPathStats stats;
+    auto module = parseTextWithFastHex(buffer->getMemBufferRef(), &context,
+                                       zeroCopy, 4096, &stats, threads);
+    ASSERT_TRUE(module) << stats.fallbackReason;
+    EXPECT_EQ(stats.denseLiterals, 3u);
+    EXPECT_EQ(stats.resourceBlobs, 1u);
+    std::vector<std::string> decoded;
+    module->walk([&](Operation *op) {
+      for (NamedAttribute attr : op->getAttrs())
+        if (auto resource =
+                dyn_cast<DenseResourceElementsAttr>(attr.getValue()))
+          decoded.emplace_back(
+              resource.getRawHandle().getBlob()->getData().data(),
+              resource.getRawHandle().getBlob()->getData().size());
+    });
+    ASSERT_EQ(decoded.size(), bytes.size()) << "threads " << threads;
+    for (size_t i = 0; i < bytes.size(); ++i)
+      EXPECT_TRUE(decoded[i] == bytes[i])
+          << "literal " << i << ", threads " << threads;
+  }
+}
+
 TEST(TextFastPath, TextNamingTheKeyPrefixIsParsedAsUsual) {
   std::string big(2 * 64, '1');
   std::string text = "%a = arith.constant dense<\"0x" + big +

@@ -25,11 +25,14 @@ namespace mlir::vmpack_compiler {
 /// used in place. On an I/O error sets `errorMessage`; on a parse error the
 /// context's diagnostics have reported it. Returns null on either.
 /// Text goes through the hex fast path of TextFastPath.h first, unless
-/// `textFastPath` is false; `stats`, when given, says what it did.
-OwningOpRef<ModuleOp> parseInputFile(
-    StringRef path, const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
-    MLIRContext *context, ZeroCopyRegistry &zeroCopy, std::string &errorMessage,
-    bool textFastPath = true, TextFastPathStats *stats = nullptr);
+/// `textFastPath` is false; `stats`, when given, says what it did; it
+/// decodes on up to `threads` threads (0: one per hardware thread).
+OwningOpRef<ModuleOp>
+parseInputFile(StringRef path,
+               const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+               MLIRContext *context, ZeroCopyRegistry &zeroCopy,
+               std::string &errorMessage, bool textFastPath = true,
+               TextFastPathStats *stats = nullptr, unsigned threads = 0);
 
 /// Prints diagnostics with their source lines, as MLIR's tools do, and
 /// says what to do where MLIR's own message does not:

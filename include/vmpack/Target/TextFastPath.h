@@ -54,12 +54,12 @@ struct TextFastPathStats {
 /// MLIR's parser. Returns null when the fast path does not apply (nothing
 /// to rewrite, or MLIR rejected the rewritten program): the caller then
 /// parses `input` as usual. Emits no diagnostics. `input` must be text, not
-/// bytecode.
-OwningOpRef<ModuleOp> parseTextWithFastHex(llvm::MemoryBufferRef input,
-                                           MLIRContext *context,
-                                           ZeroCopyRegistry &zeroCopy,
-                                           size_t minBytes = 4096,
-                                           TextFastPathStats *stats = nullptr);
+/// bytecode. A literal longer than a few MiB is decoded by up to `threads`
+/// threads (0: one per hardware thread).
+OwningOpRef<ModuleOp>
+parseTextWithFastHex(llvm::MemoryBufferRef input, MLIRContext *context,
+                     ZeroCopyRegistry &zeroCopy, size_t minBytes = 4096,
+                     TextFastPathStats *stats = nullptr, unsigned threads = 0);
 
 } // namespace mlir::vmpack_compiler
 
