@@ -126,7 +126,8 @@ BENCHMARK(BM_VerifyModule)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 /// Opening the module file with full verification, by each load path,
 /// against reading the same file into a small reused buffer the way `cat`
 /// does. The file is in the page cache after the first iteration. Bytes/s
-/// count file bytes; one thread.
+/// count file bytes; one thread, or the argument's threads for the read
+/// path (2: the CRCs summed on a second thread while reading).
 uint64_t benchFileSize() {
   struct stat st;
   if (::stat(benchModule().path.c_str(), &st) != 0)
@@ -150,7 +151,7 @@ void BM_CatFile(benchmark::State &state) {
 BENCHMARK(BM_CatFile)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void openAndVerify(benchmark::State &state, vmpack_load_mode_t mode,
-                   bool callerBuffer) {
+                   bool callerBuffer, unsigned threads = 1) {
   const std::string &path = benchModule().path;
   uint64_t size = benchFileSize();
   std::vector<uint8_t> storage;
@@ -158,7 +159,7 @@ void openAndVerify(benchmark::State &state, vmpack_load_mode_t mode,
   vmpack_open_options_init(&o);
   o.load_mode = mode;
   o.verify = VMPACK_VERIFY_FULL;
-  o.threads = 1;
+  o.threads = threads;
   if (callerBuffer) {
     storage.assign(size + 65536, 0); // touched once, outside the loop
     uintptr_t p = reinterpret_cast<uintptr_t>(storage.data());
@@ -175,14 +176,20 @@ void openAndVerify(benchmark::State &state, vmpack_load_mode_t mode,
 }
 
 void BM_OpenVerify_Read(benchmark::State &state) {
-  openAndVerify(state, VMPACK_LOAD_READ, false);
+  openAndVerify(state, VMPACK_LOAD_READ, false, unsigned(state.range(0)));
 }
-BENCHMARK(BM_OpenVerify_Read)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_OpenVerify_Read)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_OpenVerify_ReadIntoBuffer(benchmark::State &state) {
-  openAndVerify(state, VMPACK_LOAD_READ, true);
+  openAndVerify(state, VMPACK_LOAD_READ, true, unsigned(state.range(0)));
 }
 BENCHMARK(BM_OpenVerify_ReadIntoBuffer)
+    ->Arg(1)
+    ->Arg(2)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -281,7 +281,10 @@ typedef struct vmpack_open_options {
   size_t struct_size; /* sizeof(vmpack_open_options_t)                    */
   vmpack_load_mode_t load_mode;
   vmpack_verify_mode_t verify;
-  unsigned threads; /* for VMPACK_VERIFY_FULL of a mapped file (0: all)   */
+  /* For VMPACK_VERIFY_FULL of a mapped file, and for VMPACK_LOAD_READ (more
+   * than one: the CRCs are summed on a second thread while reading); 0: one
+   * per hardware thread. */
+  unsigned threads;
   /* VMPACK_LOAD_READ only: memory to read the file into, 16-byte aligned
    * (segments are as aligned in memory as the buffer allows: their file
    * offsets are multiples of their alignment), at least the file's size,

@@ -10,12 +10,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace vmpack::archive;
@@ -36,6 +39,91 @@ struct FdCloser {
     if (fd >= 0)
       ::close(fd);
   }
+};
+
+/// The running CRCs of a buffer that is being filled from its start: the
+/// bytes [0, n) are there once `available(n)` was called. Without a worker
+/// thread each stride is summed inside `available`, by the reading thread;
+/// with one, on the worker, while the reading thread waits in the next
+/// pread, so that the CRC costs no time on the read path.
+class PrefixCrcs {
+public:
+  PrefixCrcs(const uint8_t *buffer, std::vector<uint32_t> &prefix)
+      : buffer(buffer), prefix(prefix) {}
+  ~PrefixCrcs() { finish(); }
+
+  /// Moves the summing to a thread of its own; false (summing stays on the
+  /// caller's thread) when no thread can be started.
+  bool startWorker() {
+    try {
+      worker = std::thread([this] { runWorker(); });
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
+
+  void available(uint64_t done) {
+    if (!worker.joinable()) {
+      sumUpTo(done);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      shared = done;
+    }
+    ready.notify_one();
+  }
+
+  /// Waits until every complete stride of what was made available is
+  /// summed.
+  void finish() {
+    if (!worker.joinable())
+      return;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      closed = true;
+    }
+    ready.notify_one();
+    worker.join();
+  }
+
+private:
+  void sumUpTo(uint64_t done) {
+    while (summed + LoadedFile::kCrcStride <= done) {
+      crc = crc32Update(crc, buffer + summed, LoadedFile::kCrcStride);
+      summed += LoadedFile::kCrcStride;
+      prefix.push_back(crc);
+    }
+  }
+
+  void runWorker() {
+    while (true) {
+      uint64_t done;
+      bool last;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        ready.wait(lock, [&] {
+          return closed || shared >= summed + LoadedFile::kCrcStride;
+        });
+        done = shared;
+        last = closed;
+      }
+      sumUpTo(done);
+      if (last)
+        return;
+    }
+  }
+
+  const uint8_t *buffer;
+  std::vector<uint32_t> &prefix;
+  uint32_t crc = 0;
+  uint64_t summed = 0; // bytes [0, summed) are in `crc`
+  std::thread worker;
+  std::mutex mutex;
+  std::condition_variable ready;
+  uint64_t shared = 0; // guarded by `mutex`: bytes available
+  bool closed = false; // guarded by `mutex`
 };
 
 } // namespace
@@ -178,8 +266,13 @@ LoadedFile::open(const std::string &path, const LoadOptions &options) {
   ::posix_fadvise(fd.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   file->prefix.reserve(size / kCrcStride + 1);
   file->prefix.push_back(0);
-  uint32_t crc = 0;
-  uint64_t crcEnd = 0; // bytes [0, crcEnd) are in `crc`
+  PrefixCrcs crcs(buffer, file->prefix);
+  // A second thread sums the CRC of each chunk while the next one is read,
+  // when the file has more than one chunk and the caller allows it.
+  unsigned threads =
+      options.threads ? options.threads : std::thread::hardware_concurrency();
+  if (threads > 1 && size > kReadChunk)
+    crcs.startWorker();
   uint64_t done = 0;
   while (done < size) {
     size_t want = size_t(std::min<uint64_t>(kReadChunk, size - done));
@@ -195,13 +288,9 @@ LoadedFile::open(const std::string &path, const LoadOptions &options) {
           "'" + path + "' shrank while being read: " + std::to_string(done) +
           " of " + std::to_string(size) + " bytes");
     done += uint64_t(n);
-    // CRC the stride blocks this read completed, while they are cached.
-    while (crcEnd + kCrcStride <= done) {
-      crc = crc32Update(crc, buffer + crcEnd, kCrcStride);
-      crcEnd += kCrcStride;
-      file->prefix.push_back(crc);
-    }
+    crcs.available(done);
   }
+  crcs.finish();
   return file;
 }
 

@@ -663,6 +663,7 @@ vmpack_module_open_file_with_options(const char *path,
         std::memcpy(&loadMode, &o.load_mode, sizeof(int));
         std::memcpy(&verifyMode, &o.verify, sizeof(int));
         LoadOptions load;
+        load.threads = o.threads;
         switch (loadMode) {
         case VMPACK_LOAD_AUTO:
           load.mode = LoadMode::Auto;

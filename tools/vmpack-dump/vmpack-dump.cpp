@@ -382,6 +382,7 @@ int main(int argc, char **argv) {
   load.mode = options.load == "mmap"   ? LoadMode::Mmap
               : options.load == "read" ? LoadMode::Read
                                        : LoadMode::Auto;
+  load.threads = options.threads;
   auto file = LoadedFile::open(options.modulePath, load);
   if (!file)
     return error(file.status().message());

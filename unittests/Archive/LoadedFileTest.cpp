@@ -45,13 +45,18 @@ TEST(LoadedFile, BothModesGiveTheFileBytes) {
   }
 }
 
-TEST(LoadedFile, RangeCrcsMatchDirectCrcs) {
+class LoadedFileThreads : public ::testing::TestWithParam<unsigned> {};
+
+// The CRCs summed between reads (one thread) and on a second thread while
+// reading (several 1 MiB reads) must both give every range's CRC.
+TEST_P(LoadedFileThreads, RangeCrcsMatchDirectCrcs) {
   ScratchDir dir;
   const uint64_t stride = LoadedFile::kCrcStride;
-  std::vector<uint8_t> bytes = randomBytes(20 * stride + 777, 2);
+  std::vector<uint8_t> bytes = randomBytes(70 * stride + 777, 2);
   writeFile(dir.path("f"), bytes);
   LoadOptions options;
   options.mode = LoadMode::Read;
+  options.threads = GetParam();
   auto file = LoadedFile::open(dir.path("f"), options);
   ASSERT_TRUE(file.isOk()) << file.status().message();
   auto check = [&](uint64_t offset, uint64_t length) {
@@ -72,6 +77,8 @@ TEST(LoadedFile, RangeCrcsMatchDirectCrcs) {
     check(std::min(a, b), std::max(a, b) - std::min(a, b));
   }
 }
+INSTANTIATE_TEST_SUITE_P(Threads, LoadedFileThreads,
+                         ::testing::Values(1u, 2u, 0u));
 
 TEST(LoadedFile, ReadsIntoTheCallersBuffer) {
   ScratchDir dir;

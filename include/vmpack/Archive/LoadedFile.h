@@ -10,7 +10,8 @@
 //   mapping is many times slower than reading.
 // - Read: pread into aligned memory (allocated here, or the caller's),
 //   large sequential reads, with the CRC-32 of the file computed chunk by
-//   chunk while the bytes are still in the cache. The running CRC is kept at
+//   chunk while the bytes are still in the cache (on a second thread, while
+//   the next chunk is read, when threads allow). The running CRC is kept at
 //   every kCrcStride bytes, which gives the CRC of any byte range later from
 //   at most 2 * kCrcStride bytes and one crc32Combine: verifying the entries
 //   of a file that was read costs almost nothing more.
@@ -55,6 +56,10 @@ struct LoadOptions {
   /// outlive the LoadedFile.
   void *buffer = nullptr;
   size_t bufferSize = 0;
+  /// Read mode only: with more than one thread (0: one per hardware
+  /// thread), the CRCs are summed on a second thread while the next chunk
+  /// is read; with one, between the reads.
+  unsigned threads = 0;
 };
 
 class LoadedFile {
