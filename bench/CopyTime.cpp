@@ -6,8 +6,9 @@
 // does, or with copy_file_range from the input's descriptor. Either way the
 // writer needs the bytes' CRC-32, so both are timed with the CRC read from
 // the mapping too (pwrite in 1 MiB steps, each summed just before it is
-// written; copy_file_range for the whole file after summing it). The runs are interleaved round-robin, each into a new
-// output file (as a compile writes one); medians of wall time.
+// written; copy_file_range for the whole file after summing it). The runs are
+// interleaved round-robin, each into a new output file (as a compile writes
+// one); medians of wall time.
 //
 //   vmpack-copy-time INPUT OUTPUT_DIR [RUNS]
 //
@@ -91,18 +92,17 @@ int main(int argc, char **argv) {
   const uint8_t *data = static_cast<const uint8_t *>(map);
   std::string out = std::string(argv[2]) + "/vmpack-copy-time.out";
 
-  const char *names[] = {"pwrite from the mapping + CRC",
-                         "copy_file_range + CRC of the mapping",
-                         "pwrite from the mapping, no CRC",
-                         "copy_file_range, no CRC"};
+  const char *names[] = {
+      "pwrite from the mapping + CRC", "copy_file_range + CRC of the mapping",
+      "pwrite from the mapping, no CRC", "copy_file_range, no CRC"};
   std::vector<double> seconds[4];
   uint32_t crcs[2] = {0, 0};
   for (int run = 0; run < runs; ++run)
     for (int way = 0; way < 4; ++way) {
       ::unlink(out.c_str());
       auto start = std::chrono::steady_clock::now();
-      int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                      0644);
+      int fd =
+          ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       if (fd < 0)
         die("open output");
       bool crc = way < 2;
@@ -110,10 +110,9 @@ int main(int argc, char **argv) {
                          ? copyWithPwrite(data, size, fd, crc)
                          : copyWithCopyFileRange(data, size, in, fd, crc);
       ::close(fd);
-      seconds[way].push_back(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                        start)
-              .count());
+      seconds[way].push_back(std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count());
       if (crc)
         crcs[way] = sum;
     }
