@@ -4,6 +4,7 @@
 #include "DumpOutput.h"
 
 #include "vmpack/Archive/FileIO.h"
+#include "vmpack/Formats/TypeTable.h"
 
 #include <cstdio>
 #include <unistd.h>
@@ -73,4 +74,17 @@ Status vmpack::dump::writeOutputFile(
   if (!renamed)
     ::unlink(temp.c_str());
   return st;
+}
+
+std::string vmpack::dump::ggmlTypeText(uint32_t type) {
+  const formats::GgmlTypeTraits *traits = formats::ggmlTypeTraits(type);
+  return std::string("ggml ") + (traits ? traits->name : "type") + " (" +
+         std::to_string(type) + ")";
+}
+
+std::string vmpack::dump::shapeList(const std::vector<int64_t> &shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace vmpack::dump {
 
@@ -25,6 +26,13 @@ int error(const std::string &message);
 archive::Status writeOutputFile(
     const std::string &path, uint64_t size,
     const std::function<void(uint64_t, uint8_t *, size_t)> &produce);
+
+/// A ggml type: "ggml Q4_0 (2)", "ggml type (99)" when this build does
+/// not know it.
+std::string ggmlTypeText(uint32_t type);
+
+/// "[3, 128]".
+std::string shapeList(const std::vector<int64_t> &shape);
 
 } // namespace vmpack::dump
 

@@ -3,7 +3,8 @@
 //
 // Reads modules through the archive layer only: no MLIR, no LLVM. IREE
 // parameter archives (.irpa), recognised by their first bytes, go through
-// the formats layer (DumpIrpa.cpp). The first file of a sharded .vmpk set
+// the formats layer (DumpIrpa.cpp), as do safetensors and GGUF files and
+// their sets (DumpWeights.cpp). The first file of a sharded .vmpk set
 // (docs/format.md section 9) shows the whole set, its files found and
 // checked by the formats layer (openWeightSet); any other file of a set
 // shows that file alone, saying which set it belongs to.
@@ -14,6 +15,7 @@
 #include "DumpMlir.h"
 #include "DumpOptions.h"
 #include "DumpOutput.h"
+#include "DumpWeights.h"
 
 #include "vmpack/Archive/ArchiveReader.h"
 #include "vmpack/Archive/Format.h"
@@ -65,23 +67,12 @@ struct Shown {
 };
 
 /// A foreign segment's type: "ggml Q4_0 (2)", or the kind and number when
-/// this build does not know them.
+/// it is not ggml.
 std::string foreignTypeName(const SegmentInfo &s) {
-  if (s.foreignKind == kForeignGgml) {
-    const formats::GgmlTypeTraits *traits =
-        formats::ggmlTypeTraits(s.foreignType);
-    return std::string("ggml ") + (traits ? traits->name : "type") + " (" +
-           std::to_string(s.foreignType) + ")";
-  }
+  if (s.foreignKind == kForeignGgml)
+    return ggmlTypeText(s.foreignType);
   return "kind " + std::to_string(s.foreignKind) + " type " +
          std::to_string(s.foreignType);
-}
-
-std::string shapeList(const std::vector<int64_t> &shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
 }
 
 int printTable(const Shown &shown) {
@@ -383,11 +374,29 @@ int main(int argc, char **argv) {
               : options.load == "read" ? LoadMode::Read
                                        : LoadMode::Auto;
   load.threads = options.threads;
+  // safetensors and GGUF (and their sets) by name, then by content.
+  std::optional<formats::FileFormat> named =
+      formats::formatFromPath(options.modulePath);
+  if (named && (*named == formats::FileFormat::Safetensors ||
+                *named == formats::FileFormat::Gguf))
+    return dumpWeights(*named, options);
   auto file = LoadedFile::open(options.modulePath, load);
   if (!file)
     return error(file.status().message());
-  if (formats::irpa::hasMagic((*file)->data(), (*file)->size()))
-    return dumpIrpa((*file)->data(), (*file)->size(), options);
+  const uint8_t *data = (*file)->data();
+  size_t size = (*file)->size();
+  if (formats::irpa::hasMagic(data, size))
+    return dumpIrpa(data, size, options);
+  if (size >= 4 && std::memcmp(data, "GGUF", 4) == 0)
+    return dumpWeights(formats::FileFormat::Gguf, options);
+  // safetensors: a little-endian u64 header length, then a JSON object.
+  if (size > 8 && data[8] == '{') {
+    uint64_t headerLength = 0;
+    for (int i = 7; i >= 0; --i)
+      headerLength = headerLength << 8 | data[i];
+    if (headerLength <= size - 8)
+      return dumpWeights(formats::FileFormat::Safetensors, options);
+  }
   auto reader = ArchiveReader::open((*file)->data(), (*file)->size());
   if (!reader)
     return error(options.modulePath + ": " + reader.status().message());
