@@ -127,7 +127,7 @@ BENCHMARK(BM_VerifyModule)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 /// against reading the same file into a small reused buffer the way `cat`
 /// does. The file is in the page cache after the first iteration. Bytes/s
 /// count file bytes; one thread, or the argument's threads for the read
-/// path (2: the CRCs summed on a second thread while reading).
+/// path (2: two threads read the chunks in turn, each summing its CRCs).
 uint64_t benchFileSize() {
   struct stat st;
   if (::stat(benchModule().path.c_str(), &st) != 0)

@@ -281,8 +281,8 @@ typedef struct vmpack_open_options {
   size_t struct_size; /* sizeof(vmpack_open_options_t)                    */
   vmpack_load_mode_t load_mode;
   vmpack_verify_mode_t verify;
-  /* For VMPACK_VERIFY_FULL of a mapped file, and for VMPACK_LOAD_READ (more
-   * than one: the CRCs are summed on a second thread while reading); 0: one
+  /* For VMPACK_VERIFY_FULL of a mapped file, and for VMPACK_LOAD_READ (the
+   * threads read the file's chunks in turn, each summing its CRCs); 0: one
    * per hardware thread. */
   unsigned threads;
   /* VMPACK_LOAD_READ only: memory to read the file into, 16-byte aligned

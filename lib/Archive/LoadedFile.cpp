@@ -9,8 +9,8 @@
 #include "vmpack/Archive/Format.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -41,90 +41,72 @@ struct FdCloser {
   }
 };
 
-/// The running CRCs of a buffer that is being filled from its start: the
-/// bytes [0, n) are there once `available(n)` was called. Without a worker
-/// thread each stride is summed inside `available`, by the reading thread;
-/// with one, on the worker, while the reading thread waits in the next
-/// pread, so that the CRC costs no time on the read path.
-class PrefixCrcs {
-public:
-  PrefixCrcs(const uint8_t *buffer, std::vector<uint32_t> &prefix)
-      : buffer(buffer), prefix(prefix) {}
-  ~PrefixCrcs() { finish(); }
-
-  /// Moves the summing to a thread of its own; false (summing stays on the
-  /// caller's thread) when no thread can be started.
-  bool startWorker() {
-    try {
-      worker = std::thread([this] { runWorker(); });
-      return true;
-    } catch (...) {
-      return false;
+/// Reads `size` bytes of `fd` into `buffer` on `threads` threads, which
+/// take the 1 MiB chunks in turn and sum each CRC stride of theirs on its
+/// own; the running CRCs are then chained from those with crc32Combine.
+/// Two cores copy out of the page cache faster than one. `prefix` holds
+/// its first entry (0) and gets one per complete stride.
+Status readInParallel(int fd, const std::string &path, uint8_t *buffer,
+                      uint64_t size, unsigned threads,
+                      std::vector<uint32_t> &prefix) {
+  const uint64_t stride = LoadedFile::kCrcStride;
+  uint64_t chunks = (size + kReadChunk - 1) / kReadChunk;
+  std::vector<uint32_t> strideCrcs(size / stride);
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex errorMutex;
+  uint64_t errorAt = UINT64_MAX; // guarded by errorMutex, with `error`
+  Status error = Status::ok();
+  auto fail = [&](uint64_t at, Status status) {
+    std::lock_guard<std::mutex> lock(errorMutex);
+    if (at < errorAt) {
+      errorAt = at;
+      error = std::move(status);
     }
-  }
-
-  void available(uint64_t done) {
-    if (!worker.joinable()) {
-      sumUpTo(done);
-      return;
-    }
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      shared = done;
-    }
-    ready.notify_one();
-  }
-
-  /// Waits until every complete stride of what was made available is
-  /// summed.
-  void finish() {
-    if (!worker.joinable())
-      return;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      closed = true;
-    }
-    ready.notify_one();
-    worker.join();
-  }
-
-private:
-  void sumUpTo(uint64_t done) {
-    while (summed + LoadedFile::kCrcStride <= done) {
-      crc = crc32Update(crc, buffer + summed, LoadedFile::kCrcStride);
-      summed += LoadedFile::kCrcStride;
-      prefix.push_back(crc);
-    }
-  }
-
-  void runWorker() {
-    while (true) {
-      uint64_t done;
-      bool last;
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        ready.wait(lock, [&] {
-          return closed || shared >= summed + LoadedFile::kCrcStride;
-        });
-        done = shared;
-        last = closed;
-      }
-      sumUpTo(done);
-      if (last)
+    failed.store(true);
+  };
+  auto work = [&] {
+    while (!failed.load()) {
+      uint64_t chunk = next.fetch_add(1);
+      if (chunk >= chunks)
         return;
+      uint64_t begin = chunk * kReadChunk;
+      uint64_t end = std::min(size, begin + kReadChunk);
+      for (uint64_t at = begin; at < end;) {
+        ssize_t n = ::pread(fd, buffer + at, size_t(end - at), off_t(at));
+        if (n < 0 && errno == EINTR)
+          continue;
+        if (n < 0)
+          return fail(at, Status::ioError("cannot read '" + path +
+                                          "' at offset " + std::to_string(at) +
+                                          ": " + errnoText(errno)));
+        if (n == 0)
+          return fail(at, Status::ioError("'" + path +
+                                          "' shrank while being read: " +
+                                          std::to_string(at) + " of " +
+                                          std::to_string(size) + " bytes"));
+        at += uint64_t(n);
+      }
+      for (uint64_t at = begin; at + stride <= end; at += stride)
+        strideCrcs[at / stride] = crc32Update(0, buffer + at, stride);
     }
+  };
+  std::vector<std::thread> helpers;
+  try {
+    for (unsigned i = 1; i < threads && i < chunks; ++i)
+      helpers.emplace_back(work);
+  } catch (...) {
+    // Fewer threads than asked for: those started and this one read.
   }
-
-  const uint8_t *buffer;
-  std::vector<uint32_t> &prefix;
-  uint32_t crc = 0;
-  uint64_t summed = 0; // bytes [0, summed) are in `crc`
-  std::thread worker;
-  std::mutex mutex;
-  std::condition_variable ready;
-  uint64_t shared = 0; // guarded by `mutex`: bytes available
-  bool closed = false; // guarded by `mutex`
-};
+  work();
+  for (std::thread &helper : helpers)
+    helper.join();
+  if (failed.load())
+    return error;
+  for (uint32_t crc : strideCrcs)
+    prefix.push_back(crc32Combine(prefix.back(), crc, stride));
+  return Status::ok();
+}
 
 } // namespace
 
@@ -266,13 +248,17 @@ LoadedFile::open(const std::string &path, const LoadOptions &options) {
   ::posix_fadvise(fd.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   file->prefix.reserve(size / kCrcStride + 1);
   file->prefix.push_back(0);
-  PrefixCrcs crcs(buffer, file->prefix);
-  // A second thread sums the CRC of each chunk while the next one is read,
-  // when the file has more than one chunk and the caller allows it.
   unsigned threads =
       options.threads ? options.threads : std::thread::hardware_concurrency();
-  if (threads > 1 && size > kReadChunk)
-    crcs.startWorker();
+  if (threads > 1 && size > kReadChunk) {
+    Status read =
+        readInParallel(fd.fd, path, buffer, size, threads, file->prefix);
+    if (!read.isOk())
+      return read;
+    return file;
+  }
+  uint32_t crc = 0;
+  uint64_t crcEnd = 0; // bytes [0, crcEnd) are in `crc`
   uint64_t done = 0;
   while (done < size) {
     size_t want = size_t(std::min<uint64_t>(kReadChunk, size - done));
@@ -288,9 +274,13 @@ LoadedFile::open(const std::string &path, const LoadOptions &options) {
           "'" + path + "' shrank while being read: " + std::to_string(done) +
           " of " + std::to_string(size) + " bytes");
     done += uint64_t(n);
-    crcs.available(done);
+    // CRC the stride blocks this read completed, while they are cached.
+    while (crcEnd + kCrcStride <= done) {
+      crc = crc32Update(crc, buffer + crcEnd, kCrcStride);
+      crcEnd += kCrcStride;
+      file->prefix.push_back(crc);
+    }
   }
-  crcs.finish();
   return file;
 }
 

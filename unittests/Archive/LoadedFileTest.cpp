@@ -47,8 +47,9 @@ TEST(LoadedFile, BothModesGiveTheFileBytes) {
 
 class LoadedFileThreads : public ::testing::TestWithParam<unsigned> {};
 
-// The CRCs summed between reads (one thread) and on a second thread while
-// reading (several 1 MiB reads) must both give every range's CRC.
+// The CRCs summed between reads (one thread) and by several threads that
+// read 1 MiB chunks in turn, chained afterwards, must all give every
+// range's CRC.
 TEST_P(LoadedFileThreads, RangeCrcsMatchDirectCrcs) {
   ScratchDir dir;
   const uint64_t stride = LoadedFile::kCrcStride;

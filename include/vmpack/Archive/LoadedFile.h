@@ -10,8 +10,9 @@
 //   mapping is many times slower than reading.
 // - Read: pread into aligned memory (allocated here, or the caller's),
 //   large sequential reads, with the CRC-32 of the file computed chunk by
-//   chunk while the bytes are still in the cache (on a second thread, while
-//   the next chunk is read, when threads allow). The running CRC is kept at
+//   chunk while the bytes are still in the cache (with several threads, each
+//   reads chunks in turn and sums its own, and the running CRCs are chained
+//   with crc32Combine afterwards). The running CRC is kept at
 //   every kCrcStride bytes, which gives the CRC of any byte range later from
 //   at most 2 * kCrcStride bytes and one crc32Combine: verifying the entries
 //   of a file that was read costs almost nothing more.
@@ -56,9 +57,9 @@ struct LoadOptions {
   /// outlive the LoadedFile.
   void *buffer = nullptr;
   size_t bufferSize = 0;
-  /// Read mode only: with more than one thread (0: one per hardware
-  /// thread), the CRCs are summed on a second thread while the next chunk
-  /// is read; with one, between the reads.
+  /// Read mode only: threads that read 1 MiB chunks in turn, each summing
+  /// the CRCs of its own (0: one per hardware thread). Two cores copy out
+  /// of the page cache faster than one.
   unsigned threads = 0;
 };
 
