@@ -269,12 +269,12 @@ TEST(TextFastPath, LeavesSmallAndUnrecognisedLiteralsToMLIR) {
   EXPECT_EQ(fast, parsePlain(text));
 }
 
-// Literals longer than one 1 MiB decoding step, ending on, just before and
+// Literals longer than one 2 MiB decoding step, ending on, just before and
 // just after step boundaries, one right after another (so that a thread
 // that decodes past a literal's end reads the next one's digits) and a
 // resource blob: one thread and several give each literal's own bytes.
 TEST(TextFastPath, LongLiteralsDecodeAlikeOnOneAndSeveralThreads) {
-  const size_t step = size_t(1) << 20;
+  const size_t step = size_t(2) << 20;
   const size_t sizes[] = {2 * step, step + 1, 2 * step - 1};
   std::mt19937 rng(11);
   std::vector<std::string> bytes;
