@@ -27,3 +27,14 @@ if ((${#missing[@]})); then
   $SUDO apt-get update
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
 fi
+
+# npm packages used as independent readers and engines by the tests
+# (llama.cpp's libggml-base, ONNX Runtime, @huggingface/gguf):
+# scripts/install-npm-deps.sh says which and why.
+if ! command -v npm >/dev/null 2>&1; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends npm
+fi
+bash "$(dirname "$0")/install-npm-deps.sh"
