@@ -5,16 +5,14 @@
 // Sources of the foreign names and numbers:
 //  - safetensors dtypes: huggingface/safetensors, safetensors/src/tensor.rs,
 //    `enum Dtype` and `Dtype::bitsize` (commit 24b0b28).
-//  - ggml types and block geometry: ggml-org/ggml, include/ggml.h
-//    `enum ggml_type`, src/ggml.c `type_traits` (blck_size, type_size) and
-//    src/ggml-common.h (block structs and their static_asserted sizes),
-//    commit d99724f.
+//  - ggml type numbers of the plain types: ggml-org/ggml, include/ggml.h
+//    `enum ggml_type`, commit d99724f. The block types' geometry is the
+//    quantization layer's (lib/Quant/GgmlTypes.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/Formats/TypeTable.h"
 
-#include <algorithm>
 #include <cstring>
 
 using namespace vmpack;
@@ -117,43 +115,6 @@ std::optional<uint32_t> vmpack::formats::toGgmlType(const ElementType &type) {
     if (row.type == type && row.ggmlType >= 0)
       return uint32_t(row.ggmlType);
   return std::nullopt;
-}
-
-const std::vector<GgmlTypeTraits> &vmpack::formats::ggmlTypes() {
-  // Block sizes: QK_K = 256, QK4_0 = QK4_1 = QK5_0 = QK5_1 = QK8_0 = QK8_1 =
-  // QK4_NL = QK_MXFP4 = 32, QK_NVFP4 = 64, QK1_0 = 128, QK2_0 = 64. Bytes per
-  // block are the sizes ggml-common.h static_asserts for each block struct.
-  static const std::vector<GgmlTypeTraits> table = {
-      {0, "F32", 1, 4},         {1, "F16", 1, 2},
-      {2, "Q4_0", 32, 18},      {3, "Q4_1", 32, 20},
-      {6, "Q5_0", 32, 22},      {7, "Q5_1", 32, 24},
-      {8, "Q8_0", 32, 34},      {9, "Q8_1", 32, 36},
-      {10, "Q2_K", 256, 84},    {11, "Q3_K", 256, 110},
-      {12, "Q4_K", 256, 144},   {13, "Q5_K", 256, 176},
-      {14, "Q6_K", 256, 210},   {15, "Q8_K", 256, 292},
-      {16, "IQ2_XXS", 256, 66}, {17, "IQ2_XS", 256, 74},
-      {18, "IQ3_XXS", 256, 98}, {19, "IQ1_S", 256, 50},
-      {20, "IQ4_NL", 32, 18},   {21, "IQ3_S", 256, 110},
-      {22, "IQ2_S", 256, 82},   {23, "IQ4_XS", 256, 136},
-      {24, "I8", 1, 1},         {25, "I16", 1, 2},
-      {26, "I32", 1, 4},        {27, "I64", 1, 8},
-      {28, "F64", 1, 8},        {29, "IQ1_M", 256, 56},
-      {30, "BF16", 1, 2},       {34, "TQ1_0", 256, 54},
-      {35, "TQ2_0", 256, 66},   {39, "MXFP4", 32, 17},
-      {40, "NVFP4", 64, 36},    {41, "Q1_0", 128, 18},
-      {42, "Q2_0", 64, 18},
-  };
-  return table;
-}
-
-const GgmlTypeTraits *vmpack::formats::ggmlTypeTraits(uint32_t type) {
-  const std::vector<GgmlTypeTraits> &table = ggmlTypes();
-  auto it = std::lower_bound(
-      table.begin(), table.end(), type,
-      [](const GgmlTypeTraits &t, uint32_t v) { return t.type < v; });
-  if (it == table.end() || it->type != type)
-    return nullptr;
-  return &*it;
 }
 
 ElementType vmpack::formats::opaqueByteType() { return unsignedInt(8); }

@@ -15,6 +15,7 @@
 
 #include "vmpack/Pack/ElementType.h"
 #include "vmpack/Pack/Encoding.h"
+#include "vmpack/Quant/GgmlTypes.h"
 
 #include <cstdint>
 #include <optional>
@@ -54,19 +55,11 @@ uint32_t safetensorsDtypeBits(std::string_view dtype);
 std::optional<ElementType> fromGgmlType(uint32_t ggmlType);
 std::optional<uint32_t> toGgmlType(const ElementType &type);
 
-/// ggml's type traits (ggml/src/ggml.c `type_traits`): elements per block
-/// and bytes per block. Plain types have blockSize 1.
-struct GgmlTypeTraits {
-  uint32_t type;
-  const char *name;
-  uint32_t blockSize;
-  uint32_t typeSize;
-};
-/// Every ggml type a GGUF file may hold, ascending by number.
-const std::vector<GgmlTypeTraits> &ggmlTypes();
-/// nullptr for numbers ggml never defined or has removed (4, 5, 31-33,
-/// 36-38, and anything past the table).
-const GgmlTypeTraits *ggmlTypeTraits(uint32_t type);
+/// ggml's type traits (elements and bytes per block), defined once in the
+/// quantization layer (vmpack/Quant/GgmlTypes.h).
+using quant::ggmlTypes;
+using quant::GgmlTypeTraits;
+using quant::ggmlTypeTraits;
 
 /// The element type written for bytes that no foreign dtype describes
 /// (sub-byte integers, f8E4M3, ...): safetensors U8 / ggml I8, shape
