@@ -58,9 +58,6 @@ namespace {
 constexpr uint32_t kMagic = 0x46554747; // "GGUF" read little-endian
 constexpr uint32_t kVersion = 3;
 constexpr size_t kMaxWrittenNameBytes = kGgufMaxWrittenNameBytes;
-/// GGML_QNT_VERSION, written when quantized tensors need it and the caller
-/// gave none (docs/gguf.md: general.quantization_version).
-constexpr uint32_t kQuantizationVersion = 2;
 
 bool isKnownType(uint32_t t) { return t <= uint32_t(GgufType::Float64); }
 
@@ -561,7 +558,6 @@ Status vmpack::formats::writeGguf(const std::string &path,
                                   OutputGroup *group) {
   uint32_t alignment = kGgufDefaultAlignment;
   std::set<std::string> keys;
-  bool hasQuantizationVersion = false;
   for (const GgufKeyValue &kv : metadata) {
     if (kv.key.empty() || kv.key.size() > 65535)
       return Status::invalidArgument("metadata key " + quoteName(kv.key) +
@@ -582,13 +578,11 @@ Status vmpack::formats::writeGguf(const std::string &path,
             "from 8 to 2^30");
       alignment = uint32_t(a);
     }
-    hasQuantizationVersion |= kv.key == "general.quantization_version";
   }
 
   std::vector<Planned> plan;
   GgufMetadata records;
   std::set<std::string_view> names;
-  bool quantized = false;
   uint64_t dataSize = 0;
   for (const TensorSource &src : tensors) {
     const TensorInfo &t = src.info;
@@ -602,16 +596,12 @@ Status vmpack::formats::writeGguf(const std::string &path,
     StatusOr<Planned> p = planTensor(t, &records);
     if (!p)
       return p.status();
-    quantized |= t.isOpaque();
     p->offset = dataSize;
     if (p->length > std::numeric_limits<uint64_t>::max() / 2 - dataSize)
       return Status::invalidArgument("the tensors' total size overflows");
     dataSize = alignUp(dataSize + p->length, alignment);
     plan.push_back(std::move(*p));
   }
-  if (quantized && !hasQuantizationVersion)
-    records.insert(records.begin(), {"general.quantization_version",
-                                     GgufValue::uint32(kQuantizationVersion)});
 
   Writer w;
   w.u32(kMagic);

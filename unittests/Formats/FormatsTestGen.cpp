@@ -127,7 +127,10 @@ int main(int argc, char **argv) {
   std::string kind = argv[1];
   std::vector<OwnedTensor> tensors = sampleTensors();
   Status s = Status::invalidArgument("unknown kind '" + kind + "'");
-  GgufMetadata meta = {{"general.name", GgufValue::string("vmpack sample")}};
+  // general.quantization_version as quantizing tools (llama-quantize,
+  // gguf-py) write it beside block tensors; vmpack's writer adds no key.
+  GgufMetadata meta = {{"general.name", GgufValue::string("vmpack sample")},
+                       {"general.quantization_version", GgufValue::uint32(2)}};
   if (kind == "extra") {
     std::vector<OwnedTensor> extra = {
         patternTensor("e0.i4", *parseElementType("i4"), {3, 5}, 0),

@@ -137,9 +137,10 @@ TEST(GgufGolden, WritesExactBytes) {
   Status s = writeGguf(dir.path("g.gguf"), {a, q}, meta);
   ASSERT_TRUE(s.isOk()) << s.message();
   Bytes f;
-  f.u32(0x46554747).u32(3).u64(2).u64(2);
+  // No general.quantization_version: the writer adds no key it was not
+  // given, block tensors or not.
+  f.u32(0x46554747).u32(3).u64(2).u64(1);
   f.str("general.name").u32(8).str("x");
-  f.str("general.quantization_version").u32(4).u32(2);
   f.str("a").u32(1).u64(2).u32(1).u64(0);
   f.str("q").u32(2).u64(32).u64(1).u32(8).u64(32);
   f.padTo(32);
@@ -248,12 +249,11 @@ TEST(GgufRoundTrip, EverySampleTypeEveryBlockTypeEveryValueType) {
   ASSERT_TRUE(f.isOk()) << f.status().message();
   EXPECT_EQ(f->alignment, 64u);
   expectSameTensors(tensors, *f, file);
-  // The caller's pairs come back in order; the writer added
-  // general.quantization_version because block tensors need it.
-  ASSERT_EQ(f->metadata.size(), meta.size() + 1);
+  // The caller's pairs come back in order, and nothing else: the writer
+  // adds no general.quantization_version for the block tensors.
+  ASSERT_EQ(f->metadata.size(), meta.size());
   for (size_t i = 0; i < meta.size(); ++i)
     EXPECT_EQ(f->metadata[i], meta[i]) << meta[i].key;
-  EXPECT_EQ(f->metadata.back().key, "general.quantization_version");
   EXPECT_EQ(file.size() % 64, 0u);
 }
 

@@ -75,7 +75,7 @@ GgufMetadata ggufMetadata(std::vector<ExpectedEntry> &expected) {
   };
   add("general.name", GgufValue::string("tiny \"model\""), "tiny \"model\"",
       "string");
-  // Given, so that the writer does not add it for the Q4_0 tensor.
+  // As quantizing tools write it (the GGUF writer adds no key itself).
   add("general.quantization_version", GgufValue::uint32(2), "2", "uint32");
   add("v.u8", scalarValue(GgufType::UInt8, 0xfe), "254", "uint8");
   add("v.i8", scalarValue(GgufType::Int8, 0x80), "-128", "int8");
