@@ -24,6 +24,10 @@ for var in ("HOME", "TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
 
 config.substitutions.append(("%vmpack_src", config.vmpack_src_root))
 config.substitutions.append(("%python", "python3"))
+# %exit N CMD: CMD must exit with status N exactly (test/expect_exit.py).
+config.substitutions.append(
+    ("%exit", "python3 " + os.path.join(config.vmpack_src_root, "test",
+                                        "expect_exit.py")))
 # vmpack-dump without libMLIR (its start-up dominates tests that run it
 # thousands of times): the test-only twin in MLIR builds, else the tool.
 plain_dump = os.path.join(config.vmpack_tools_dir, "vmpack-dump-archive-only")

@@ -1,0 +1,80 @@
+//===- Convert.h - vmpack-convert as a library function -----------*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//-*-===//
+//
+// Everything vmpack-convert does, behind one options struct, so that the
+// tool and Python's vmpack.convert run the same code and write the same
+// bytes. The inputs are mapped (never copied into memory as a whole), their
+// tensors transformed (convertTensors: --dequant-split, the .vmpk encoding)
+// and written, in input order, by the output format's writer, in place
+// through a temporary file and a rename. docs/interop.md says what each
+// format keeps.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_TOOLS_CONVERT_H
+#define VMPACK_TOOLS_CONVERT_H
+
+#include "vmpack/Pack/Encoding.h"
+#include "vmpack/Tools/FormatTable.h"
+#include "vmpack/Tools/MlirFiles.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vmpack::tools {
+
+struct ConvertOptions {
+  /// Files or sets (a set by its first file or its index).
+  std::vector<std::string> inputs;
+  /// The output file; "-" for standard output.
+  std::string output;
+  /// --from: read every input as this format instead of by content.
+  std::optional<std::string> from;
+  /// --to / --format: the output's format instead of by extension.
+  std::optional<std::string> to;
+  /// .vmpk segment alignment (default 64), GGUF general.alignment (default:
+  /// the input's, else 32), MLIR blob alignment (default 16).
+  std::optional<uint32_t> alignment;
+  /// Write numbered shards of at most this many bytes of tensor data.
+  std::optional<uint64_t> maxShardSize;
+  /// .vmpk and MLIR: the module name (default: the output's stem).
+  std::optional<std::string> moduleName;
+  /// .vmpk: how sub-byte elements are stored (default packed, as
+  /// vmpack-compile).
+  std::optional<Encoding> encoding;
+  /// MLIR outputs: dense<...> instead of dense_resource blobs.
+  bool dense = false;
+  /// Replace ggml Q4_0, Q4_1 and Q8_0 tensors by planar parts.
+  bool dequantSplit = false;
+  /// MLIR's reader and writer; nullptr: MLIR files are refused.
+  const MlirFiles *mlir = nullptr;
+  /// Where warnings and (-v) progress go; may be empty.
+  std::function<void(const std::string &)> warning;
+  std::function<void(const std::string &)> progress;
+};
+
+struct ConvertResult {
+  Format format = Format::Vmpk;
+  /// The files written: one, or a set's in order; "<stdout>" for -o -.
+  std::vector<std::string> files;
+  size_t tensors = 0;
+  size_t inputFiles = 0;
+};
+
+/// Checks the options alone, without touching a file: InvalidArgument (a
+/// usage error) for an option that does not apply to the output format,
+/// an unknown format, a missing input or output. Returns the output
+/// format.
+StatusOr<Format> checkConvertOptions(const ConvertOptions &options);
+
+/// Runs the conversion (checkConvertOptions first). On an error nothing is
+/// written.
+StatusOr<ConvertResult> convertFiles(const ConvertOptions &options);
+
+} // namespace vmpack::tools
+
+#endif // VMPACK_TOOLS_CONVERT_H

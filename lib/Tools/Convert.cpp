@@ -1,0 +1,376 @@
+//===- Convert.cpp - vmpack-convert as a library function -----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+
+#include "vmpack/Tools/Convert.h"
+
+#include "vmpack/Archive/Format.h"
+#include "vmpack/Formats/DequantSplit.h"
+#include "vmpack/Formats/GgufValueText.h"
+#include "vmpack/Formats/Shards.h"
+#include "vmpack/Formats/WeightFile.h"
+#include "vmpack/Pack/Convert.h"
+#include "vmpack/Tools/ToolSupport.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+
+using namespace vmpack;
+using namespace vmpack::tools;
+using namespace vmpack::formats;
+
+namespace {
+
+/// Every input's metadata as typed GGUF pairs, merged in input order:
+/// safetensors, .vmpk and MLIR string pairs (with "vmpack.gguf." entries
+/// decoded to their GGUF type), GGUF pairs as they are. Shards repeat their
+/// metadata: equal values merge, different ones are an error.
+class MetadataMerger {
+public:
+  Status addStrings(const StringMetadata &metadata, const std::string &path) {
+    StatusOr<GgufMetadata> typed = stringMetadataToGguf(metadata);
+    if (!typed)
+      return typed.status().withContext("'" + path + "': ");
+    return addGguf(*typed, path);
+  }
+  Status addGguf(const GgufMetadata &metadata, const std::string &path) {
+    for (const GgufKeyValue &kv : metadata) {
+      auto [it, added] =
+          owner.emplace(kv.key, std::make_pair(all.size(), path));
+      if (added) {
+        all.push_back(kv);
+        continue;
+      }
+      if (!(all[it->second.first].value == kv.value))
+        return Status::invalidArgument(
+            "metadata key '" + kv.key + "' differs between '" +
+            it->second.second + "' and '" + path + "'");
+    }
+    return Status::ok();
+  }
+  const GgufMetadata &merged() const { return all; }
+
+private:
+  GgufMetadata all;
+  std::map<std::string, std::pair<size_t, std::string>> owner;
+};
+
+std::string stem(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  size_t dot = name.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
+}
+
+bool isMlir(Format f) { return f == Format::Mlir || f == Format::Mlirbc; }
+
+Status notFor(const char *option, Format to, const char *why) {
+  return Status::invalidArgument(std::string(option) + " does not apply to " +
+                                 formatInfo(to).description + " (" +
+                                 formatName(to) + "): " + why);
+}
+
+/// Reads stored bytes [first, first + n) of `source`.
+void readSource(const TensorSource &source, uint64_t first, uint64_t n,
+                uint8_t *out) {
+  if (source.produce)
+    source.produce(first, n, out);
+  else
+    std::memcpy(out, source.data + first, n);
+}
+
+/// `source` stored in `to` instead of its own encoding: the bytes are
+/// converted by the Pack layer while the writer asks for them, a granule
+/// run at a time.
+TensorSource reencoded(TensorSource source, Encoding to, uint64_t length) {
+  auto shared = std::make_shared<TensorSource>(std::move(source));
+  const ElementType type = shared->info.elementType;
+  const uint32_t bits = type.scalarBits();
+  const Encoding from = shared->info.encoding;
+  const uint64_t scalars =
+      *numElements(shared->info.shape) * type.scalarsPerElement();
+  TensorSource out;
+  out.info = shared->info;
+  out.info.encoding = to;
+  out.info.length = length;
+  out.produce = [shared, from, to, bits, scalars](uint64_t first, uint64_t n,
+                                                  uint8_t *dst) {
+    const uint64_t granule = elementGranule(bits);
+    const uint64_t granuleBytes = granuleByteOffset(to, bits, granule);
+    // Whole granules around [first, first + n) of the output.
+    uint64_t g0 = first / granuleBytes;
+    uint64_t g1 = (first + n + granuleBytes - 1) / granuleBytes;
+    uint64_t e0 = g0 * granule;
+    uint64_t e1 = std::min(scalars, g1 * granule);
+    uint64_t srcFirst = granuleByteOffset(from, bits, e0);
+    uint64_t srcLength = *encodedSize(from, bits, e1 - e0);
+    std::vector<uint8_t> src(srcLength), converted(*encodedSize(to, bits,
+                                                                e1 - e0));
+    readSource(*shared, srcFirst, srcLength, src.data());
+    vmpack::convert(from, to, bits, src.data(), converted.data(), e1 - e0);
+    std::memcpy(dst, converted.data() + (first - g0 * granuleBytes), n);
+  };
+  return out;
+}
+
+/// The .vmpk encoding of every tensor whose elements vmpack describes, as
+/// vmpack-compile stores them: `encoding` where it is defined for the type,
+/// else the tensor's own.
+Status applyEncoding(std::vector<TensorSource> &tensors, Encoding encoding) {
+  for (TensorSource &t : tensors) {
+    if (t.info.isOpaque() || t.info.encoding == encoding ||
+        !isEncodable(encoding, t.info.elementType.scalarBits()))
+      continue;
+    std::optional<uint64_t> length =
+        storedSize(t.info.elementType, t.info.shape, encoding);
+    if (!length)
+      return Status::invalidArgument("tensor " + quoteName(t.info.name) +
+                                     " is too large for the '" +
+                                     std::string(encodingName(encoding)) +
+                                     "' encoding");
+    bool sameBytes = *length == t.info.length &&
+                     t.info.elementType.scalarBits() % 8 == 0;
+    if (sameBytes) {
+      // Whole-byte scalars are the same bytes in every encoding.
+      t.info.encoding = encoding;
+      continue;
+    }
+    t = reencoded(std::move(t), encoding, *length);
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+StatusOr<Format>
+vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
+  if (options.inputs.empty())
+    return Status::invalidArgument("no input given");
+  if (options.output.empty())
+    return Status::invalidArgument("no output given (-o OUT)");
+  if (options.from) {
+    std::optional<Format> f = parseFormat(*options.from);
+    if (!f)
+      return Status::invalidArgument(
+          "--from=" + *options.from + ": vmpack-convert reads " +
+          formatList(toolInfo(Tool::Convert).reads));
+  }
+  StatusOr<Format> to =
+      outputFormat(options.output, options.to, "--to", Tool::Convert);
+  if (!to)
+    return to.status();
+  if (options.dense && !isMlir(*to))
+    return notFor("--dense", *to, "it is for MLIR outputs (.mlir, .mlirbc)");
+  if (options.maxShardSize && (*to == Format::Irpa || isMlir(*to)))
+    return Status::invalidArgument(
+        std::string("--max-shard-size: ") +
+        (isMlir(*to) ? "MLIR has no sharding convention; write one "
+                       "module per input instead"
+                     : "IREE's .irpa has no sharding convention; write "
+                       "one .irpa per input instead") +
+        " (shards are written for .safetensors, .gguf and .vmpk)");
+  if (options.maxShardSize && isStdout(options.output))
+    return Status::invalidArgument(
+        "--max-shard-size writes several files, and -o - is one stream: "
+        "name the first file instead");
+  if (options.moduleName &&
+      (*to == Format::Safetensors || *to == Format::Gguf ||
+       *to == Format::Irpa))
+    return notFor("--module-name", *to,
+                  "it names a .vmpk or MLIR module, and this format has "
+                  "no module name");
+  if (options.alignment &&
+      (*to == Format::Safetensors || *to == Format::Irpa))
+    return notFor("--alignment", *to,
+                  *to == Format::Irpa
+                      ? "IREE's builder layout aligns every entry to 64"
+                      : "safetensors stores tensors back to back, unpadded");
+  if (options.alignment && *to == Format::Gguf && *options.alignment < 8)
+    return Status::invalidArgument(
+        "--alignment=" + std::to_string(*options.alignment) +
+        ": GGUF alignment must be a multiple of 8 (general.alignment)");
+  if (options.encoding && *to != Format::Vmpk)
+    return notFor("--encoding", *to,
+                  "it chooses how a .vmpk stores sub-byte elements; other "
+                  "formats have one layout (docs/interop.md)");
+  return *to;
+}
+
+StatusOr<ConvertResult>
+vmpack::tools::convertFiles(const ConvertOptions &options) {
+  StatusOr<Format> checked = checkConvertOptions(options);
+  if (!checked)
+    return checked.status();
+  const Format to = *checked;
+  std::optional<Format> from =
+      options.from ? parseFormat(*options.from) : std::nullopt;
+  auto warn = [&](const std::string &m) {
+    if (options.warning)
+      options.warning(m);
+  };
+  auto progress = [&](const std::string &m) {
+    if (options.progress)
+      options.progress(m);
+  };
+  auto needMlir = [&](const std::string &path) -> Status {
+    if (options.mlir)
+      return Status::ok();
+    return Status::unsupported(
+        "'" + path +
+        "': this vmpack-convert was built without MLIR "
+        "(VMPACK_ENABLE_MLIR=OFF), so it cannot read or write "
+        ".mlir and .mlirbc files; rebuild with "
+        "-DVMPACK_ENABLE_MLIR=ON");
+  };
+  if (isMlir(to))
+    if (Status s = needMlir(options.output); !s)
+      return s;
+
+  // Metadata: typed pairs in input order; GGUF keeps them as they are,
+  // the string-keyed formats hold values that are not strings under
+  // "vmpack.gguf." keys (docs/interop.md).
+  MetadataMerger merger;
+  std::vector<std::unique_ptr<WeightFile>> files;
+  std::vector<std::unique_ptr<MlirInput>> mlirFiles;
+  std::vector<TensorSource> tensors;
+  std::map<std::string, std::string> owner; // tensor name -> input
+  auto addSources = [&](std::vector<TensorSource> sources,
+                        const std::string &path) -> Status {
+    for (TensorSource &source : sources) {
+      std::vector<TensorSource> parts;
+      if (options.dequantSplit && source.info.isOpaque() &&
+          canDequantSplit(*source.info.ggmlBlockType))
+        parts = dequantSplit(source);
+      else
+        parts.push_back(std::move(source));
+      for (TensorSource &s : parts) {
+        auto [it, added] = owner.emplace(s.info.name, path);
+        if (!added)
+          return Status::invalidArgument("tensor '" + s.info.name +
+                                         "' is in both '" + it->second +
+                                         "' and '" + path + "'");
+        tensors.push_back(std::move(s));
+      }
+    }
+    return Status::ok();
+  };
+  for (const std::string &path : options.inputs) {
+    StatusOr<Format> format = inputFormat(path, Tool::Convert, from);
+    if (!format)
+      return format.status();
+    progress("reading '" + path + "' as " + formatName(*format));
+    if (isMlir(*format)) {
+      if (Status s = needMlir(path); !s)
+        return s;
+      StatusOr<std::unique_ptr<MlirInput>> file = options.mlir->open(path);
+      if (!file)
+        return file.status();
+      if (Status s = merger.addStrings((*file)->metadata, path); !s)
+        return s;
+      if (Status s = addSources(std::move((*file)->tensors), path); !s)
+        return s;
+      mlirFiles.push_back(std::move(*file));
+      continue;
+    }
+    StatusOr<std::vector<std::unique_ptr<WeightFile>>> set =
+        openWeightSet(path, *formatInfo(*format).fileFormat);
+    if (!set)
+      return set.status();
+    for (std::unique_ptr<WeightFile> &file : *set) {
+      Status added = file->format == FileFormat::Gguf
+                         ? merger.addGguf(file->ggufMetadata, file->path)
+                         : merger.addStrings(file->stringMetadata, file->path);
+      if (!added)
+        return added;
+      if (Status s = addSources(file->sources(), file->path); !s)
+        return s;
+      files.push_back(std::move(file));
+    }
+  }
+
+  if (to == Format::Vmpk)
+    if (Status s =
+            applyEncoding(tensors, options.encoding.value_or(Encoding::Packed));
+        !s)
+      return s;
+
+  ConvertResult result;
+  result.format = to;
+  result.tensors = tensors.size();
+  result.inputFiles = files.size() + mlirFiles.size();
+  StatusOr<OutputPath> out = OutputPath::create(options.output, to);
+  if (!out)
+    return out.status();
+  const std::string &path = out->path();
+  auto sharded = [&](StatusOr<std::vector<std::string>> written) {
+    if (!written)
+      return written.status();
+    result.files = std::move(*written);
+    return Status::ok();
+  };
+  GgufMetadata gguf = merger.merged();
+  StringMetadata strings;
+  if (to != Format::Gguf) {
+    StatusOr<StringMetadata> asStrings = ggufToStringMetadata(gguf);
+    if (!asStrings)
+      return asStrings.status();
+    strings = std::move(*asStrings);
+  }
+  const std::optional<uint64_t> &maxShard = options.maxShardSize;
+  Status written = Status::ok();
+  switch (to) {
+  case Format::Mlir:
+  case Format::Mlirbc: {
+    MlirOutputOptions o;
+    o.bytecode = to == Format::Mlirbc;
+    o.dense = options.dense;
+    o.alignment = options.alignment.value_or(16);
+    o.moduleName = options.moduleName.value_or("");
+    o.producer = "vmpack-convert";
+    written = options.mlir->write(path, tensors, strings, o);
+  } break;
+  case Format::Safetensors:
+    written = maxShard ? sharded(writeShardedSafetensors(path, tensors,
+                                                         strings, *maxShard))
+                       : writeSafetensors(path, tensors, strings);
+    break;
+  case Format::Gguf:
+    if (options.alignment) {
+      for (auto it = gguf.begin(); it != gguf.end(); ++it)
+        if (it->key == kGgufAlignmentKey) {
+          gguf.erase(it);
+          break;
+        }
+      gguf.push_back({std::string(kGgufAlignmentKey),
+                      GgufValue::uint32(*options.alignment)});
+    }
+    written = maxShard
+                  ? sharded(writeShardedGguf(path, tensors, gguf, *maxShard))
+                  : writeGguf(path, tensors, gguf);
+    break;
+  case Format::Irpa:
+    if (!gguf.empty())
+      warn(std::to_string(gguf.size()) +
+           " metadata entries have no .irpa form and are not written");
+    written = writeIrpa(path, tensors);
+    break;
+  case Format::Vmpk: {
+    std::string name = options.moduleName.value_or(
+        isStdout(options.output) ? std::string("module")
+                                 : stem(options.output));
+    uint32_t align =
+        options.alignment.value_or(archive::kDefaultSegmentAlignment);
+    written = maxShard ? sharded(writeShardedVmpk(path, tensors, strings, name,
+                                                  align, *maxShard))
+                       : writeVmpk(path, tensors, strings, name, align);
+  } break;
+  }
+  if (!written)
+    return written;
+  if (Status s = out->finish(); !s)
+    return s;
+  if (result.files.empty())
+    result.files.push_back(out->display());
+  return result;
+}
