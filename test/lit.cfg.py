@@ -85,3 +85,17 @@ if all(os.access(os.path.join(iree_tools, t), os.X_OK)
 else:
     lit_config.note("IREE's tools are not in '%s' (set VMPACK_IREE_TOOLS): "
                     "tests that need them are unsupported" % iree_tools)
+
+# llama.cpp's libggml-base.so from npm (scripts/install-npm-deps.sh), or
+# $VMPACK_GGML_BASE_LIB: ggml's own quantizer, dequantizers and GGUF code
+# as the reference of the quantization tests.
+ggml_lib = os.environ.get("VMPACK_GGML_BASE_LIB") or os.path.join(
+    config.vmpack_src_root, "third_party", "npm", "node_modules",
+    "@node-llama-cpp", "linux-x64", "bins", "linux-x64", "libggml-base.so")
+if os.path.exists(ggml_lib):
+    config.available_features.add("ggml")
+    config.substitutions.append(("%ggml_lib", os.path.abspath(ggml_lib)))
+else:
+    lit_config.note("llama.cpp's libggml-base.so is not at '%s' (run "
+                    "scripts/install-npm-deps.sh or set VMPACK_GGML_BASE_LIB): "
+                    "tests that need it are unsupported" % ggml_lib)

@@ -5,6 +5,7 @@
 
 #include "vmpack/Archive/Format.h"
 #include "vmpack/Formats/DequantSplit.h"
+#include "vmpack/Formats/DequantizeTensor.h"
 #include "vmpack/Formats/GgufValueText.h"
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/WeightFile.h"
@@ -105,8 +106,8 @@ TensorSource reencoded(TensorSource source, Encoding to, uint64_t length) {
     uint64_t e1 = std::min(scalars, g1 * granule);
     uint64_t srcFirst = granuleByteOffset(from, bits, e0);
     uint64_t srcLength = *encodedSize(from, bits, e1 - e0);
-    std::vector<uint8_t> src(srcLength), converted(*encodedSize(to, bits,
-                                                                e1 - e0));
+    std::vector<uint8_t> src(srcLength),
+        converted(*encodedSize(to, bits, e1 - e0));
     readSource(*shared, srcFirst, srcLength, src.data());
     vmpack::convert(from, to, bits, src.data(), converted.data(), e1 - e0);
     std::memcpy(dst, converted.data() + (first - g0 * granuleBytes), n);
@@ -125,12 +126,11 @@ Status applyEncoding(std::vector<TensorSource> &tensors, Encoding encoding) {
     std::optional<uint64_t> length =
         storedSize(t.info.elementType, t.info.shape, encoding);
     if (!length)
-      return Status::invalidArgument("tensor " + quoteName(t.info.name) +
-                                     " is too large for the '" +
-                                     std::string(encodingName(encoding)) +
-                                     "' encoding");
-    bool sameBytes = *length == t.info.length &&
-                     t.info.elementType.scalarBits() % 8 == 0;
+      return Status::invalidArgument(
+          "tensor " + quoteName(t.info.name) + " is too large for the '" +
+          std::string(encodingName(encoding)) + "' encoding");
+    bool sameBytes =
+        *length == t.info.length && t.info.elementType.scalarBits() % 8 == 0;
     if (sameBytes) {
       // Whole-byte scalars are the same bytes in every encoding.
       t.info.encoding = encoding;
@@ -152,14 +152,17 @@ vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
   if (options.from) {
     std::optional<Format> f = parseFormat(*options.from);
     if (!f)
-      return Status::invalidArgument(
-          "--from=" + *options.from + ": vmpack-convert reads " +
-          formatList(toolInfo(Tool::Convert).reads));
+      return Status::invalidArgument("--from=" + *options.from +
+                                     ": vmpack-convert reads " +
+                                     formatList(toolInfo(Tool::Convert).reads));
   }
   StatusOr<Format> to =
       outputFormat(options.output, options.to, "--to", Tool::Convert);
   if (!to)
     return to.status();
+  if (options.dequantSplit && options.dequantize)
+    return Status::invalidArgument(
+        "--dequant-split and --dequantize exclude each other");
   if (options.dense && !isMlir(*to))
     return notFor("--dense", *to, "it is for MLIR outputs (.mlir, .mlirbc)");
   if (options.maxShardSize && (*to == Format::Irpa || isMlir(*to)))
@@ -174,14 +177,12 @@ vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
     return Status::invalidArgument(
         "--max-shard-size writes several files, and -o - is one stream: "
         "name the first file instead");
-  if (options.moduleName &&
-      (*to == Format::Safetensors || *to == Format::Gguf ||
-       *to == Format::Irpa))
+  if (options.moduleName && (*to == Format::Safetensors ||
+                             *to == Format::Gguf || *to == Format::Irpa))
     return notFor("--module-name", *to,
                   "it names a .vmpk or MLIR module, and this format has "
                   "no module name");
-  if (options.alignment &&
-      (*to == Format::Safetensors || *to == Format::Irpa))
+  if (options.alignment && (*to == Format::Safetensors || *to == Format::Irpa))
     return notFor("--alignment", *to,
                   *to == Format::Irpa
                       ? "IREE's builder layout aligns every entry to 64"
@@ -240,10 +241,17 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     for (TensorSource &source : sources) {
       std::vector<TensorSource> parts;
       if (options.dequantSplit && source.info.isOpaque() &&
-          canDequantSplit(*source.info.ggmlBlockType))
+          canDequantSplit(*source.info.ggmlBlockType)) {
         parts = dequantSplit(source);
-      else
+      } else if (options.dequantize && source.info.isOpaque()) {
+        StatusOr<TensorSource> floats =
+            dequantizeTensor(source, *options.dequantize);
+        if (!floats)
+          return floats.status();
+        parts.push_back(std::move(*floats));
+      } else {
         parts.push_back(std::move(source));
+      }
       for (TensorSource &s : parts) {
         auto [it, added] = owner.emplace(s.info.name, path);
         if (!added)
@@ -331,8 +339,8 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     written = options.mlir->write(path, tensors, strings, o);
   } break;
   case Format::Safetensors:
-    written = maxShard ? sharded(writeShardedSafetensors(path, tensors,
-                                                         strings, *maxShard))
+    written = maxShard ? sharded(writeShardedSafetensors(path, tensors, strings,
+                                                         *maxShard))
                        : writeSafetensors(path, tensors, strings);
     break;
   case Format::Gguf:
@@ -356,9 +364,9 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     written = writeIrpa(path, tensors);
     break;
   case Format::Vmpk: {
-    std::string name = options.moduleName.value_or(
-        isStdout(options.output) ? std::string("module")
-                                 : stem(options.output));
+    std::string name = options.moduleName.value_or(isStdout(options.output)
+                                                       ? std::string("module")
+                                                       : stem(options.output));
     uint32_t align =
         options.alignment.value_or(archive::kDefaultSegmentAlignment);
     written = maxShard ? sharded(writeShardedVmpk(path, tensors, strings, name,

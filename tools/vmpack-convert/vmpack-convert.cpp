@@ -63,6 +63,9 @@ const char *kUsage =
     "  --dequant-split     replace ggml Q4_0, Q4_1 and Q8_0 tensors NAME by\n"
     "                      NAME.q (i4, ui4 or i8), NAME.d (f16 scales) and,\n"
     "                      for Q4_1, NAME.m (f16 minimums)\n"
+    "  --dequantize[=TYPE] replace every ggml block tensor by a float tensor\n"
+    "                      of TYPE (f32, the default, f16 or bf16) with its\n"
+    "                      name and logical shape, rounded to nearest even\n"
     "  -q, --quiet         print nothing but errors\n"
     "  -v, --verbose       say what is read and written\n"
     "  --version           vmpack's version (and MLIR's)\n"
@@ -104,6 +107,13 @@ int main(int argc, char **argv) {
       options.dense = true;
     } else if (args.flag("--dequant-split")) {
       options.dequantSplit = true;
+    } else if (args.flag("--dequantize")) {
+      options.dequantize = quant::FloatType::F32;
+    } else if (arg.rfind("--dequantize=", 0) == 0) {
+      options.dequantize = quant::parseFloatType(arg.substr(13));
+      if (!options.dequantize)
+        return report.usageError("--dequantize takes f32, f16 or bf16, not '" +
+                                 arg.substr(13) + "'");
     } else if (args.option("-o", v, missing)) {
       if (!v)
         return report.usageError("-o needs a file name");

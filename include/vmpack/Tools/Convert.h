@@ -5,7 +5,7 @@
 // Everything vmpack-convert does, behind one options struct, so that the
 // tool and Python's vmpack.convert run the same code and write the same
 // bytes. The inputs are mapped (never copied into memory as a whole), their
-// tensors transformed (convertTensors: --dequant-split, the .vmpk encoding)
+// tensors transformed (--dequant-split, --dequantize, the .vmpk encoding)
 // and written, in input order, by the output format's writer, in place
 // through a temporary file and a rename. docs/interop.md says what each
 // format keeps.
@@ -16,6 +16,7 @@
 #define VMPACK_TOOLS_CONVERT_H
 
 #include "vmpack/Pack/Encoding.h"
+#include "vmpack/Quant/Dequantize.h"
 #include "vmpack/Tools/FormatTable.h"
 #include "vmpack/Tools/MlirFiles.h"
 
@@ -50,6 +51,9 @@ struct ConvertOptions {
   bool dense = false;
   /// Replace ggml Q4_0, Q4_1 and Q8_0 tensors by planar parts.
   bool dequantSplit = false;
+  /// --dequantize: replace every ggml block tensor by a float tensor of
+  /// this type (formats/DequantizeTensor.h).
+  std::optional<quant::FloatType> dequantize;
   /// MLIR's reader and writer; nullptr: MLIR files are refused.
   const MlirFiles *mlir = nullptr;
   /// Where warnings and (-v) progress go; may be empty.

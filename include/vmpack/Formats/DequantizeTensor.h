@@ -1,0 +1,32 @@
+//===- DequantizeTensor.h - ggml blocks as float tensors --------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The --dequantize conversion: a tensor of ggml blocks becomes a tensor of
+// f32, f16 or bf16 of the same name and logical shape, whose bytes are
+// computed on demand (TensorSource::produce) by the Quant layer's kernels,
+// chunk by chunk, on several threads. Nothing is decoded ahead of writing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_FORMATS_DEQUANTIZETENSOR_H
+#define VMPACK_FORMATS_DEQUANTIZETENSOR_H
+
+#include "vmpack/Formats/Tensor.h"
+#include "vmpack/Quant/Dequantize.h"
+
+namespace vmpack::formats {
+
+/// Whether `info` is a ggml block tensor that dequantizeTensor decodes.
+bool canDequantizeTensor(const TensorInfo &info);
+
+/// The float tensor that replaces `blocks` (a ggml block tensor whose bytes
+/// are at blocks.data, which must outlive the result). Fails, naming the
+/// tensor, for a type without a decoder, or a byte length or shape that is
+/// not a whole number of blocks.
+StatusOr<TensorSource> dequantizeTensor(const TensorSource &blocks,
+                                        quant::FloatType to,
+                                        unsigned threads = 0);
+
+} // namespace vmpack::formats
+
+#endif // VMPACK_FORMATS_DEQUANTIZETENSOR_H
