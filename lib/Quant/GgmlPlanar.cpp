@@ -1,0 +1,874 @@
+//===- GgmlPlanar.cpp - ggml blocks to and from the planar form -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Block layouts: ggml-org/ggml src/ggml-common.h (block_q4_0 ... block_q6_K,
+// block_iq4_nl, block_mxfp4, block_nvfp4); which bits form which element:
+// the type's dequantize_row_* in src/ggml-quants.c, commit d99724f. Each
+// block is unpacked into its fields (codes, scales, minimums, sub-scales,
+// sub-minimums) and packed back by the exact inverse.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/Quant/GgmlPlanar.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+using namespace vmpack;
+using namespace vmpack::quant;
+
+namespace {
+
+/// The fields of one block. Codes are the values the formula uses (signed
+/// where the planar type is signed); d holds raw scale bits (float16 bits,
+/// an E8M0 byte, or NVFP4's four UE4M3 bytes), m the raw float16 minimum.
+struct Fields {
+  int32_t q[256];
+  int32_t sd[16];
+  int32_t sm[16];
+  uint32_t d[4];
+  uint32_t m;
+};
+
+uint16_t load16(const uint8_t *p) { return uint16_t(p[0] | p[1] << 8); }
+void store16(uint8_t *p, uint32_t v) {
+  p[0] = uint8_t(v);
+  p[1] = uint8_t(v >> 8);
+}
+uint32_t load32(const uint8_t *p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 |
+         uint32_t(p[3]) << 24;
+}
+void store32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    p[i] = uint8_t(v >> (8 * i));
+}
+
+// --- Per-type block layouts --------------------------------------------------
+
+void unpackQ4_0(const uint8_t *b, Fields &f, bool hasMin, int bias) {
+  f.d[0] = load16(b);
+  const uint8_t *qs = b + (hasMin ? 4 : 2);
+  if (hasMin)
+    f.m = load16(b + 2);
+  for (int j = 0; j < 16; ++j) {
+    f.q[j] = (qs[j] & 0xF) - bias;
+    f.q[j + 16] = (qs[j] >> 4) - bias;
+  }
+}
+void packQ4_0(const Fields &f, uint8_t *b, bool hasMin, int bias) {
+  store16(b, f.d[0]);
+  uint8_t *qs = b + (hasMin ? 4 : 2);
+  if (hasMin)
+    store16(b + 2, f.m);
+  for (int j = 0; j < 16; ++j)
+    qs[j] =
+        uint8_t(((f.q[j] + bias) & 0xF) | ((f.q[j + 16] + bias) & 0xF) << 4);
+}
+
+void unpackQ5(const uint8_t *b, Fields &f, bool hasMin) {
+  f.d[0] = load16(b);
+  int at = 2;
+  if (hasMin) {
+    f.m = load16(b + 2);
+    at = 4;
+  }
+  uint32_t qh = load32(b + at);
+  const uint8_t *qs = b + at + 4;
+  int bias = hasMin ? 0 : 16;
+  for (int j = 0; j < 16; ++j) {
+    f.q[j] = int((qs[j] & 0xF) | ((qh >> j) & 1) << 4) - bias;
+    f.q[j + 16] = int((qs[j] >> 4) | ((qh >> (j + 16)) & 1) << 4) - bias;
+  }
+}
+void packQ5(const Fields &f, uint8_t *b, bool hasMin) {
+  store16(b, f.d[0]);
+  int at = 2;
+  if (hasMin) {
+    store16(b + 2, f.m);
+    at = 4;
+  }
+  int bias = hasMin ? 0 : 16;
+  uint32_t qh = 0;
+  uint8_t *qs = b + at + 4;
+  for (int j = 0; j < 16; ++j) {
+    uint32_t u0 = uint32_t(f.q[j] + bias) & 31;
+    uint32_t u1 = uint32_t(f.q[j + 16] + bias) & 31;
+    qs[j] = uint8_t((u0 & 0xF) | (u1 & 0xF) << 4);
+    qh |= (u0 >> 4) << j | (u1 >> 4) << (j + 16);
+  }
+  store32(b + at, qh);
+}
+
+void unpackQ8_0(const uint8_t *b, Fields &f) {
+  f.d[0] = load16(b);
+  for (int j = 0; j < 32; ++j)
+    f.q[j] = int8_t(b[2 + j]);
+}
+void packQ8_0(const Fields &f, uint8_t *b) {
+  store16(b, f.d[0]);
+  for (int j = 0; j < 32; ++j)
+    b[2 + j] = uint8_t(f.q[j]);
+}
+
+void unpackMxfp4(const uint8_t *b, Fields &f) {
+  f.d[0] = b[0];
+  for (int j = 0; j < 16; ++j) {
+    f.q[j] = b[1 + j] & 0xF;
+    f.q[j + 16] = b[1 + j] >> 4;
+  }
+}
+void packMxfp4(const Fields &f, uint8_t *b) {
+  b[0] = uint8_t(f.d[0]);
+  for (int j = 0; j < 16; ++j)
+    b[1 + j] = uint8_t((f.q[j] & 0xF) | (f.q[j + 16] & 0xF) << 4);
+}
+
+void unpackNvfp4(const uint8_t *b, Fields &f) {
+  for (int s = 0; s < 4; ++s) {
+    f.d[s] = b[s];
+    for (int j = 0; j < 8; ++j) {
+      f.q[16 * s + j] = b[4 + 8 * s + j] & 0xF;
+      f.q[16 * s + j + 8] = b[4 + 8 * s + j] >> 4;
+    }
+  }
+}
+void packNvfp4(const Fields &f, uint8_t *b) {
+  for (int s = 0; s < 4; ++s) {
+    b[s] = uint8_t(f.d[s]);
+    for (int j = 0; j < 8; ++j)
+      b[4 + 8 * s + j] =
+          uint8_t((f.q[16 * s + j] & 0xF) | (f.q[16 * s + j + 8] & 0xF) << 4);
+  }
+}
+
+// Q2_K: scales[16] (sub-scale low nibble, sub-minimum high nibble),
+// qs[64], d, dmin. Element 128n + 32s + 16h + l is bits 2s of
+// qs[32n + 16h + l].
+void unpackQ2_K(const uint8_t *b, Fields &f) {
+  for (int i = 0; i < 16; ++i) {
+    f.sd[i] = b[i] & 0xF;
+    f.sm[i] = b[i] >> 4;
+  }
+  for (int e = 0; e < 256; ++e) {
+    int n = e / 128, s = (e / 32) % 4, k = e % 32;
+    f.q[e] = (b[16 + 32 * n + k] >> (2 * s)) & 3;
+  }
+  f.d[0] = load16(b + 80);
+  f.m = load16(b + 82);
+}
+void packQ2_K(const Fields &f, uint8_t *b) {
+  std::memset(b, 0, 84);
+  for (int i = 0; i < 16; ++i)
+    b[i] = uint8_t((f.sd[i] & 0xF) | (f.sm[i] & 0xF) << 4);
+  for (int e = 0; e < 256; ++e) {
+    int n = e / 128, s = (e / 32) % 4, k = e % 32;
+    b[16 + 32 * n + k] |= uint8_t((f.q[e] & 3) << (2 * s));
+  }
+  store16(b + 80, f.d[0]);
+  store16(b + 82, f.m);
+}
+
+// Q3_K: hmask[32], qs[64], scales[12], d. Element 128n + 32s + k: low bits
+// 2s of qs[32n + k], high bit 4n + s of hmask[k] (set: no -4).
+void unpackQ3_K(const uint8_t *b, Fields &f) {
+  const uint8_t *sc = b + 96;
+  for (int i = 0; i < 16; ++i) {
+    int low = i < 8 ? sc[i] & 0xF : sc[i - 8] >> 4;
+    int high = (sc[8 + i % 4] >> (2 * (i / 4))) & 3;
+    f.sd[i] = (low | high << 4) - 32;
+  }
+  for (int e = 0; e < 256; ++e) {
+    int n = e / 128, s = (e / 32) % 4, k = e % 32;
+    int low = (b[32 + 32 * n + k] >> (2 * s)) & 3;
+    int high = (b[k] >> (4 * n + s)) & 1;
+    f.q[e] = low - (high ? 0 : 4);
+  }
+  f.d[0] = load16(b + 108);
+}
+void packQ3_K(const Fields &f, uint8_t *b) {
+  std::memset(b, 0, 110);
+  uint8_t *sc = b + 96;
+  for (int i = 0; i < 16; ++i) {
+    int u = (f.sd[i] + 32) & 63;
+    if (i < 8)
+      sc[i] |= uint8_t(u & 0xF);
+    else
+      sc[i - 8] |= uint8_t((u & 0xF) << 4);
+    sc[8 + i % 4] |= uint8_t((u >> 4) << (2 * (i / 4)));
+  }
+  for (int e = 0; e < 256; ++e) {
+    int n = e / 128, s = (e / 32) % 4, k = e % 32;
+    int u = (f.q[e] + 4) & 7;
+    b[32 + 32 * n + k] |= uint8_t((u & 3) << (2 * s));
+    b[k] |= uint8_t((u >> 2) << (4 * n + s));
+  }
+  store16(b + 108, f.d[0]);
+}
+
+// Q4_K / Q5_K scales[12]: eight 6-bit sub-scales and sub-minimums
+// (get_scale_min_k4).
+void unpackScalesK4(const uint8_t *q, Fields &f) {
+  for (int j = 0; j < 8; ++j) {
+    if (j < 4) {
+      f.sd[j] = q[j] & 63;
+      f.sm[j] = q[j + 4] & 63;
+    } else {
+      f.sd[j] = (q[j + 4] & 0xF) | (q[j - 4] >> 6) << 4;
+      f.sm[j] = (q[j + 4] >> 4) | (q[j] >> 6) << 4;
+    }
+  }
+}
+void packScalesK4(const Fields &f, uint8_t *q) {
+  for (int j = 0; j < 4; ++j) {
+    q[j] = uint8_t((f.sd[j] & 63) | ((f.sd[j + 4] >> 4) & 3) << 6);
+    q[j + 4] = uint8_t((f.sm[j] & 63) | ((f.sm[j + 4] >> 4) & 3) << 6);
+    q[j + 8] = uint8_t((f.sd[j + 4] & 0xF) | (f.sm[j + 4] & 0xF) << 4);
+  }
+}
+
+// Q4_K: d, dmin, scales[12], qs[128]. Element 64c + l is the low nibble of
+// qs[32c + l], 64c + 32 + l its high nibble.
+void unpackQ4_K(const uint8_t *b, Fields &f) {
+  f.d[0] = load16(b);
+  f.m = load16(b + 2);
+  unpackScalesK4(b + 4, f);
+  for (int c = 0; c < 4; ++c)
+    for (int l = 0; l < 32; ++l) {
+      f.q[64 * c + l] = b[16 + 32 * c + l] & 0xF;
+      f.q[64 * c + 32 + l] = b[16 + 32 * c + l] >> 4;
+    }
+}
+void packQ4_K(const Fields &f, uint8_t *b) {
+  store16(b, f.d[0]);
+  store16(b + 2, f.m);
+  packScalesK4(f, b + 4);
+  for (int c = 0; c < 4; ++c)
+    for (int l = 0; l < 32; ++l)
+      b[16 + 32 * c + l] =
+          uint8_t((f.q[64 * c + l] & 0xF) | (f.q[64 * c + 32 + l] & 0xF) << 4);
+}
+
+// Q5_K: as Q4_K, plus qh[32]: bit 2c of qh[l] is the fifth bit of element
+// 64c + l, bit 2c + 1 that of 64c + 32 + l.
+void unpackQ5_K(const uint8_t *b, Fields &f) {
+  f.d[0] = load16(b);
+  f.m = load16(b + 2);
+  unpackScalesK4(b + 4, f);
+  const uint8_t *qh = b + 16, *ql = b + 48;
+  for (int c = 0; c < 4; ++c)
+    for (int l = 0; l < 32; ++l) {
+      f.q[64 * c + l] = (ql[32 * c + l] & 0xF) | ((qh[l] >> (2 * c)) & 1) << 4;
+      f.q[64 * c + 32 + l] =
+          (ql[32 * c + l] >> 4) | ((qh[l] >> (2 * c + 1)) & 1) << 4;
+    }
+}
+void packQ5_K(const Fields &f, uint8_t *b) {
+  std::memset(b, 0, 176);
+  store16(b, f.d[0]);
+  store16(b + 2, f.m);
+  packScalesK4(f, b + 4);
+  uint8_t *qh = b + 16, *ql = b + 48;
+  for (int c = 0; c < 4; ++c)
+    for (int l = 0; l < 32; ++l) {
+      int u0 = f.q[64 * c + l] & 31, u1 = f.q[64 * c + 32 + l] & 31;
+      ql[32 * c + l] = uint8_t((u0 & 0xF) | (u1 & 0xF) << 4);
+      qh[l] |= uint8_t((u0 >> 4) << (2 * c) | (u1 >> 4) << (2 * c + 1));
+    }
+}
+
+// Q6_K: ql[128], qh[64], scales[16] (int8), d. Element 128n + 32r + l:
+// low nibble r/2 ? high : low of ql[64n + 32(r%2) + l], two high bits 2r
+// of qh[32n + l]; stored minus 32.
+void unpackQ6_K(const uint8_t *b, Fields &f) {
+  for (int e = 0; e < 256; ++e) {
+    int n = e / 128, r = (e / 32) % 4, l = e % 32;
+    uint8_t lo = b[64 * n + 32 * (r % 2) + l];
+    int low = r < 2 ? lo & 0xF : lo >> 4;
+    int high = (b[128 + 32 * n + l] >> (2 * r)) & 3;
+    f.q[e] = (low | high << 4) - 32;
+  }
+  for (int i = 0; i < 16; ++i)
+    f.sd[i] = int8_t(b[192 + i]);
+  f.d[0] = load16(b + 208);
+}
+void packQ6_K(const Fields &f, uint8_t *b) {
+  std::memset(b, 0, 210);
+  for (int e = 0; e < 256; ++e) {
+    int n = e / 128, r = (e / 32) % 4, l = e % 32;
+    int u = (f.q[e] + 32) & 63;
+    b[64 * n + 32 * (r % 2) + l] |= uint8_t(r < 2 ? u & 0xF : (u & 0xF) << 4);
+    b[128 + 32 * n + l] |= uint8_t((u >> 4) << (2 * r));
+  }
+  for (int i = 0; i < 16; ++i)
+    b[192 + i] = uint8_t(f.sd[i]);
+  store16(b + 208, f.d[0]);
+}
+
+bool unpackBlock(uint32_t type, const uint8_t *b, Fields &f) {
+  switch (type) {
+  case kGgmlQ4_0:
+    unpackQ4_0(b, f, false, 8);
+    return true;
+  case kGgmlQ4_1:
+    unpackQ4_0(b, f, true, 0);
+    return true;
+  case kGgmlIQ4_NL:
+    unpackQ4_0(b, f, false, 0);
+    return true;
+  case kGgmlQ5_0:
+    unpackQ5(b, f, false);
+    return true;
+  case kGgmlQ5_1:
+    unpackQ5(b, f, true);
+    return true;
+  case kGgmlQ8_0:
+    unpackQ8_0(b, f);
+    return true;
+  case kGgmlMXFP4:
+    unpackMxfp4(b, f);
+    return true;
+  case kGgmlNVFP4:
+    unpackNvfp4(b, f);
+    return true;
+  case kGgmlQ2_K:
+    unpackQ2_K(b, f);
+    return true;
+  case kGgmlQ3_K:
+    unpackQ3_K(b, f);
+    return true;
+  case kGgmlQ4_K:
+    unpackQ4_K(b, f);
+    return true;
+  case kGgmlQ5_K:
+    unpackQ5_K(b, f);
+    return true;
+  case kGgmlQ6_K:
+    unpackQ6_K(b, f);
+    return true;
+  default:
+    return false;
+  }
+}
+
+void packBlock(uint32_t type, const Fields &f, uint8_t *b) {
+  switch (type) {
+  case kGgmlQ4_0:
+    return packQ4_0(f, b, false, 8);
+  case kGgmlQ4_1:
+    return packQ4_0(f, b, true, 0);
+  case kGgmlIQ4_NL:
+    return packQ4_0(f, b, false, 0);
+  case kGgmlQ5_0:
+    return packQ5(f, b, false);
+  case kGgmlQ5_1:
+    return packQ5(f, b, true);
+  case kGgmlQ8_0:
+    return packQ8_0(f, b);
+  case kGgmlMXFP4:
+    return packMxfp4(f, b);
+  case kGgmlNVFP4:
+    return packNvfp4(f, b);
+  case kGgmlQ2_K:
+    return packQ2_K(f, b);
+  case kGgmlQ3_K:
+    return packQ3_K(f, b);
+  case kGgmlQ4_K:
+    return packQ4_K(f, b);
+  case kGgmlQ5_K:
+    return packQ5_K(f, b);
+  case kGgmlQ6_K:
+    return packQ6_K(f, b);
+  default:
+    return;
+  }
+}
+
+// --- The packed layout of one part of one block
+// -------------------------------
+
+int32_t *fieldOf(Fields &f, PlanarRole role) {
+  switch (role) {
+  case PlanarRole::Codes:
+    return f.q;
+  case PlanarRole::SubScales:
+    return f.sd;
+  case PlanarRole::SubOffsets:
+    return f.sm;
+  default:
+    return nullptr;
+  }
+}
+
+/// Element k of a packed stream of W-bit elements (docs/packing.md 2.1).
+uint32_t readBits(const uint8_t *p, uint32_t w, uint32_t k) {
+  uint64_t bit = uint64_t(k) * w;
+  uint32_t v = 0;
+  for (uint32_t i = 0; i < w; ++i, ++bit)
+    v |= uint32_t((p[bit / 8] >> (bit % 8)) & 1) << i;
+  return v;
+}
+void writeBits(uint8_t *p, uint32_t w, uint32_t k, uint32_t v) {
+  uint64_t bit = uint64_t(k) * w;
+  for (uint32_t i = 0; i < w; ++i, ++bit)
+    p[bit / 8] |= uint8_t(((v >> i) & 1) << (bit % 8));
+}
+
+bool isSigned(const PlanarPart &p) { return p.type[0] == 's'; }
+
+void writePart(const PlanarPart &part, Fields &f, uint8_t *dst) {
+  std::memset(dst, 0, part.bytesPerBlock());
+  if (part.role == PlanarRole::Scales || part.role == PlanarRole::Offsets) {
+    const uint32_t *raw = part.role == PlanarRole::Scales ? f.d : &f.m;
+    for (uint32_t k = 0; k < part.perBlock; ++k)
+      writeBits(dst, part.bits, k, raw[k]);
+    return;
+  }
+  const int32_t *v = fieldOf(f, part.role);
+  uint32_t mask = part.bits == 32 ? ~0u : (1u << part.bits) - 1;
+  for (uint32_t k = 0; k < part.perBlock; ++k)
+    writeBits(dst, part.bits, k, uint32_t(v[k]) & mask);
+}
+
+void readPart(const PlanarPart &part, const uint8_t *src, Fields &f) {
+  if (part.role == PlanarRole::Scales || part.role == PlanarRole::Offsets) {
+    uint32_t *raw = part.role == PlanarRole::Scales ? f.d : &f.m;
+    for (uint32_t k = 0; k < part.perBlock; ++k)
+      raw[k] = readBits(src, part.bits, k);
+    return;
+  }
+  int32_t *v = fieldOf(f, part.role);
+  for (uint32_t k = 0; k < part.perBlock; ++k) {
+    uint32_t u = readBits(src, part.bits, k);
+    if (isSigned(part) && (u >> (part.bits - 1)) & 1)
+      v[k] = int32_t(u) - int32_t(1u << part.bits);
+    else
+      v[k] = int32_t(u);
+  }
+}
+
+std::string typeLabel(uint32_t type) {
+  const GgmlTypeTraits *t = ggmlTypeTraits(type);
+  return t ? std::string("ggml ") + t->name
+           : "ggml type " + std::to_string(type);
+}
+
+Status checkPlanarType(uint32_t type) {
+  if (!hasGgmlPlanarForm(type))
+    return Status::unsupported(typeLabel(type) +
+                               " has no planar form (docs/quant.md lists the "
+                               "types that have one)");
+  return Status::ok();
+}
+
+} // namespace
+
+const std::vector<PlanarPart> &vmpack::quant::ggmlPlanarParts(uint32_t type) {
+  using R = PlanarRole;
+  static const std::vector<PlanarPart> none;
+  static const std::vector<PlanarPart> q4_0 = {{"q", R::Codes, "si4", 4, 32},
+                                               {"d", R::Scales, "f16", 16, 1}};
+  static const std::vector<PlanarPart> q4_1 = {{"q", R::Codes, "ui4", 4, 32},
+                                               {"d", R::Scales, "f16", 16, 1},
+                                               {"m", R::Offsets, "f16", 16, 1}};
+  static const std::vector<PlanarPart> q5_0 = {{"q", R::Codes, "si5", 5, 32},
+                                               {"d", R::Scales, "f16", 16, 1}};
+  static const std::vector<PlanarPart> q5_1 = {{"q", R::Codes, "ui5", 5, 32},
+                                               {"d", R::Scales, "f16", 16, 1},
+                                               {"m", R::Offsets, "f16", 16, 1}};
+  static const std::vector<PlanarPart> q8_0 = {{"q", R::Codes, "si8", 8, 32},
+                                               {"d", R::Scales, "f16", 16, 1}};
+  static const std::vector<PlanarPart> iq4nl = {{"q", R::Codes, "ui4", 4, 32},
+                                                {"d", R::Scales, "f16", 16, 1}};
+  static const std::vector<PlanarPart> mxfp4 = {
+      {"q", R::Codes, "f4E2M1FN", 4, 32}, {"d", R::Scales, "f8E8M0FNU", 8, 1}};
+  static const std::vector<PlanarPart> nvfp4 = {
+      {"q", R::Codes, "f4E2M1FN", 4, 64}, {"d", R::Scales, "ui8", 8, 4}};
+  static const std::vector<PlanarPart> q2k = {
+      {"q", R::Codes, "ui2", 2, 256},
+      {"d", R::Scales, "f16", 16, 1},
+      {"m", R::Offsets, "f16", 16, 1},
+      {"sd", R::SubScales, "ui4", 4, 16},
+      {"sm", R::SubOffsets, "ui4", 4, 16}};
+  static const std::vector<PlanarPart> q3k = {
+      {"q", R::Codes, "si3", 3, 256},
+      {"d", R::Scales, "f16", 16, 1},
+      {"sd", R::SubScales, "si6", 6, 16}};
+  static const std::vector<PlanarPart> q4k = {
+      {"q", R::Codes, "ui4", 4, 256},
+      {"d", R::Scales, "f16", 16, 1},
+      {"m", R::Offsets, "f16", 16, 1},
+      {"sd", R::SubScales, "ui6", 6, 8},
+      {"sm", R::SubOffsets, "ui6", 6, 8}};
+  static const std::vector<PlanarPart> q5k = {
+      {"q", R::Codes, "ui5", 5, 256},
+      {"d", R::Scales, "f16", 16, 1},
+      {"m", R::Offsets, "f16", 16, 1},
+      {"sd", R::SubScales, "ui6", 6, 8},
+      {"sm", R::SubOffsets, "ui6", 6, 8}};
+  static const std::vector<PlanarPart> q6k = {
+      {"q", R::Codes, "si6", 6, 256},
+      {"d", R::Scales, "f16", 16, 1},
+      {"sd", R::SubScales, "si8", 8, 16}};
+  switch (type) {
+  case kGgmlQ4_0:
+    return q4_0;
+  case kGgmlQ4_1:
+    return q4_1;
+  case kGgmlQ5_0:
+    return q5_0;
+  case kGgmlQ5_1:
+    return q5_1;
+  case kGgmlQ8_0:
+    return q8_0;
+  case kGgmlIQ4_NL:
+    return iq4nl;
+  case kGgmlMXFP4:
+    return mxfp4;
+  case kGgmlNVFP4:
+    return nvfp4;
+  case kGgmlQ2_K:
+    return q2k;
+  case kGgmlQ3_K:
+    return q3k;
+  case kGgmlQ4_K:
+    return q4k;
+  case kGgmlQ5_K:
+    return q5k;
+  case kGgmlQ6_K:
+    return q6k;
+  default:
+    return none;
+  }
+}
+
+bool vmpack::quant::hasGgmlPlanarForm(uint32_t type) {
+  return !ggmlPlanarParts(type).empty();
+}
+
+std::vector<int64_t>
+vmpack::quant::planarPartShape(uint32_t type, const PlanarPart &part,
+                               const std::vector<int64_t> &shape) {
+  std::vector<int64_t> out = shape;
+  if (out.empty())
+    out.push_back(1);
+  uint32_t block = ggmlBlockElements(type);
+  if (block)
+    out.back() = out.back() / block * part.perBlock;
+  return out;
+}
+
+Status vmpack::quant::ggmlToPlanar(uint32_t type, const uint8_t *blocks,
+                                   uint64_t blockCount, uint8_t *const *parts) {
+  if (Status s = checkPlanarType(type); !s)
+    return s;
+  const std::vector<PlanarPart> &layout = ggmlPlanarParts(type);
+  uint32_t bytes = ggmlBlockBytes(type);
+  Fields f{};
+  for (uint64_t i = 0; i < blockCount; ++i) {
+    unpackBlock(type, blocks + i * bytes, f);
+    for (size_t p = 0; p < layout.size(); ++p)
+      writePart(layout[p], f, parts[p] + i * layout[p].bytesPerBlock());
+  }
+  return Status::ok();
+}
+
+Status vmpack::quant::planarToGgml(uint32_t type, const uint8_t *const *parts,
+                                   uint64_t blockCount, uint8_t *blocks) {
+  if (Status s = checkPlanarType(type); !s)
+    return s;
+  const std::vector<PlanarPart> &layout = ggmlPlanarParts(type);
+  uint32_t bytes = ggmlBlockBytes(type);
+  Fields f{};
+  for (uint64_t i = 0; i < blockCount; ++i) {
+    for (size_t p = 0; p < layout.size(); ++p)
+      readPart(layout[p], parts[p] + i * layout[p].bytesPerBlock(), f);
+    packBlock(type, f, blocks + i * bytes);
+  }
+  return Status::ok();
+}
+
+Status vmpack::quant::decodeGgmlPlanar(uint32_t type,
+                                       const uint8_t *const *parts,
+                                       uint64_t blockCount, float *out) {
+  if (Status s = checkPlanarType(type); !s)
+    return s;
+  // Joined a block at a time and decoded by the block decoder: the same
+  // float32 operations by construction.
+  const std::vector<PlanarPart> &layout = ggmlPlanarParts(type);
+  uint32_t elems = ggmlBlockElements(type);
+  uint8_t block[256];
+  std::vector<const uint8_t *> at(parts, parts + layout.size());
+  for (uint64_t i = 0; i < blockCount; ++i) {
+    if (Status s = planarToGgml(type, at.data(), 1, block); !s)
+      return s;
+    if (Status s = decodeGgmlBlocks(type, block, 1, out + i * elems); !s)
+      return s;
+    for (size_t p = 0; p < layout.size(); ++p)
+      at[p] += layout[p].bytesPerBlock();
+  }
+  return Status::ok();
+}
+
+// --- Exact repacking of group-quantized weights into ggml types -------------
+
+namespace {
+
+struct IntType {
+  bool isSigned;
+  uint32_t bits;
+};
+
+bool parseIntType(const std::string &t, IntType &out) {
+  std::optional<ElementType> e = parseElementType(t);
+  if (!e || e->isComplex || !e->scalar.isInteger() ||
+      e->scalar.kind == ScalarKind::Index || e->scalar.width == 0 ||
+      e->scalar.width > 8)
+    return false;
+  out.isSigned = e->scalar.kind != ScalarKind::UnsignedInt;
+  out.bits = e->scalar.width;
+  return true;
+}
+
+uint32_t scaleBytes(const std::string &t) {
+  return t == "f16" || t == "bf16" ? 2 : t == "f32" ? 4 : 0;
+}
+
+float readScale(const std::string &t, const uint8_t *p, uint64_t i) {
+  if (t == "f16")
+    return ggmlHalfToFloat(load16(p + 2 * i));
+  uint32_t bits =
+      t == "bf16" ? uint32_t(load16(p + 2 * i)) << 16 : load32(p + 4 * i);
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+int32_t readCode(const IntType &t, const uint8_t *p, uint64_t k) {
+  uint64_t bit = k * t.bits;
+  uint32_t v = 0;
+  for (uint32_t i = 0; i < t.bits; ++i, ++bit)
+    v |= uint32_t((p[bit / 8] >> (bit % 8)) & 1) << i;
+  if (t.isSigned && (v >> (t.bits - 1)) & 1)
+    return int32_t(v) - int32_t(1u << t.bits);
+  return int32_t(v);
+}
+
+uint32_t bitsOf(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+/// The float16 bits of `f` when float16 holds it exactly (as ggml's
+/// conversion back gives the same float32 bits).
+bool exactHalf(float f, uint16_t &out) {
+  uint32_t b = bitsOf(f);
+  uint32_t sign = (b >> 16) & 0x8000;
+  uint32_t exp = (b >> 23) & 0xFF;
+  uint32_t man = b & 0x7FFFFF;
+  uint16_t h;
+  if (exp == 0xFF)
+    h = uint16_t(sign | 0x7C00 | man >> 13);
+  else if (exp > 112 && exp < 143)
+    h = uint16_t(sign | (exp - 112) << 10 | man >> 13);
+  else {
+    float m = std::fabs(f) * 0x1p24f;
+    if (!(m < 1024.0f))
+      return false;
+    h = uint16_t(sign | uint32_t(m));
+  }
+  if (bitsOf(ggmlHalfToFloat(h)) != b)
+    return false;
+  out = h;
+  return true;
+}
+
+std::string elementName(const std::vector<int64_t> &shape, uint64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    int64_t n = shape[d] > 0 ? shape[d] : 1;
+    idx[d] = int64_t(flat % uint64_t(n));
+    flat /= uint64_t(n);
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < idx.size(); ++d)
+    s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+std::string floatText(float f) {
+  std::ostringstream os;
+  os.precision(9);
+  os << f << " (0x" << std::hex << bitsOf(f) << ")";
+  return os.str();
+}
+
+Status checkSource(const GroupQuantSource &src, IntType &codeType,
+                   uint64_t &rows, uint64_t &k) {
+  std::string where = "tensor '" + src.name + "': ";
+  if (src.shape.empty())
+    return Status::invalidArgument(where + "a quantized weight needs a shape");
+  k = uint64_t(src.shape.back());
+  rows = 1;
+  for (size_t d = 0; d + 1 < src.shape.size(); ++d) {
+    if (src.shape[d] < 0)
+      return Status::invalidArgument(where + "negative dimension");
+    rows *= uint64_t(src.shape[d]);
+  }
+  if (!parseIntType(src.codeType, codeType))
+    return Status::unsupported(where + "codes of type '" + src.codeType +
+                               "': expected siN or uiN with N <= 8");
+  if (!scaleBytes(src.scaleType))
+    return Status::unsupported(where + "scales of type '" + src.scaleType +
+                               "': expected f16, bf16 or f32");
+  if (src.groupSize == 0 || k % src.groupSize != 0)
+    return Status::formatError(where + "the last dimension " +
+                               std::to_string(k) +
+                               " is not a multiple of "
+                               "the group size " +
+                               std::to_string(src.groupSize));
+  if (!src.codes || !src.scales ||
+      (src.offsetKind != OffsetKind::None && !src.offsets))
+    return Status::invalidArgument(where + "codes, scales or offsets missing");
+  if (src.offsetKind == OffsetKind::SubMinimum)
+    return Status::unsupported(where + "subtracted minimums have no "
+                                       "group-quantized form here");
+  return Status::ok();
+}
+
+} // namespace
+
+Status vmpack::quant::decodeGroupQuant(const GroupQuantSource &src,
+                                       float *out) {
+  IntType ct;
+  uint64_t rows, k;
+  if (Status s = checkSource(src, ct, rows, k); !s)
+    return s;
+  uint64_t groups = k / src.groupSize;
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t g = 0; g < groups; ++g) {
+      uint64_t gi = r * groups + g;
+      float s = readScale(src.scaleType, src.scales, gi);
+      int32_t z = src.offsetKind == OffsetKind::ZeroPoint
+                      ? readCode(ct, src.offsets, gi)
+                      : 0;
+      float m = src.offsetKind == OffsetKind::AddMinimum
+                    ? readScale(src.scaleType, src.offsets, gi)
+                    : 0.0f;
+      for (uint64_t e = 0; e < src.groupSize; ++e) {
+        uint64_t i = r * k + g * src.groupSize + e;
+        int32_t q = readCode(ct, src.codes, i);
+        if (src.offsetKind == OffsetKind::AddMinimum)
+          out[i] = float(q) * s + m;
+        else
+          out[i] = float(q - z) * s;
+      }
+    }
+  return Status::ok();
+}
+
+Status vmpack::quant::repackToGgml(uint32_t type, const GroupQuantSource &src,
+                                   uint8_t *out) {
+  std::string where = "tensor '" + src.name + "': ";
+  bool withMin;
+  uint32_t bits;
+  switch (type) {
+  case kGgmlQ4_0:
+    withMin = false, bits = 4;
+    break;
+  case kGgmlQ5_0:
+    withMin = false, bits = 5;
+    break;
+  case kGgmlQ8_0:
+    withMin = false, bits = 8;
+    break;
+  case kGgmlQ4_1:
+    withMin = true, bits = 4;
+    break;
+  case kGgmlQ5_1:
+    withMin = true, bits = 5;
+    break;
+  default:
+    return Status::unsupported(where + "exact repacking into " +
+                               typeLabel(type) +
+                               " is not supported (Q4_0, Q4_1, Q5_0, Q5_1 "
+                               "and Q8_0 are)");
+  }
+  IntType ct;
+  uint64_t rows, k;
+  if (Status s = checkSource(src, ct, rows, k); !s)
+    return s;
+  if (k % 32 != 0 || src.groupSize % 32 != 0)
+    return Status::formatError(
+        where + "groups of " + std::to_string(src.groupSize) +
+        " along a last dimension of " + std::to_string(k) +
+        " do not fill whole 32-element " + typeLabel(type) + " blocks");
+  std::string target = typeLabel(type);
+  int32_t lo = withMin ? 0 : -(1 << (bits - 1));
+  int32_t hi = withMin ? (1 << bits) - 1 : (1 << (bits - 1)) - 1;
+  uint32_t blockBytes = ggmlBlockBytes(type);
+  uint64_t groups = k / src.groupSize;
+  std::vector<float> want(32), got(32);
+  Fields f{};
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t b = 0; b < k / 32; ++b) {
+      uint64_t gi = r * groups + b * 32 / src.groupSize;
+      uint64_t first = r * k + b * 32;
+      float s = readScale(src.scaleType, src.scales, gi);
+      int32_t z = src.offsetKind == OffsetKind::ZeroPoint
+                      ? readCode(ct, src.offsets, gi)
+                      : 0;
+      float m = src.offsetKind == OffsetKind::AddMinimum
+                    ? readScale(src.scaleType, src.offsets, gi)
+                    : 0.0f;
+      uint16_t dBits, mBits = 0;
+      if (!exactHalf(s, dBits))
+        return Status::formatError(
+            where + "the scale " + floatText(s) + " of element " +
+            elementName(src.shape, first) + " is not exact in float16, " +
+            "which " + target + " stores; not repacked");
+      // The minimum a one-level zero point becomes: q*s - z*s.
+      float mTarget = src.offsetKind == OffsetKind::AddMinimum ? m
+                      : withMin                                ? -(float(z) * s)
+                                                               : 0.0f;
+      if (withMin && !exactHalf(mTarget, mBits))
+        return Status::formatError(
+            where + "the minimum " + floatText(mTarget) + " of element " +
+            elementName(src.shape, first) +
+            " is not exact in float16; not repacked into " + target);
+      if (!withMin && src.offsetKind == OffsetKind::AddMinimum &&
+          bitsOf(m) != 0)
+        return Status::formatError(where + "element " +
+                                   elementName(src.shape, first) +
+                                   " has the minimum " + floatText(m) +
+                                   ", which " + target + " cannot hold");
+      for (uint32_t e = 0; e < 32; ++e) {
+        int32_t q = readCode(ct, src.codes, first + e);
+        int32_t x = withMin ? q : q - z;
+        if (x < lo || x > hi)
+          return Status::formatError(
+              where + "element " + elementName(src.shape, first + e) +
+              " has the code " + std::to_string(x) + ", outside " + target +
+              "'s " + std::to_string(lo) + ".." + std::to_string(hi) +
+              "; not repacked");
+        f.q[e] = x;
+        want[e] = src.offsetKind == OffsetKind::AddMinimum ? float(q) * s + m
+                                                           : float(q - z) * s;
+      }
+      f.d[0] = dBits;
+      f.m = mBits;
+      uint8_t *blk = out + (r * (k / 32) + b) * blockBytes;
+      packBlock(type, f, blk);
+      if (Status st = decodeGgmlBlocks(type, blk, 1, got.data()); !st)
+        return st;
+      for (uint32_t e = 0; e < 32; ++e)
+        if (bitsOf(want[e]) != bitsOf(got[e]))
+          return Status::formatError(
+              where + "element " + elementName(src.shape, first + e) +
+              " would change from " + floatText(want[e]) + " to " +
+              floatText(got[e]) + " in " + target + "; not repacked");
+    }
+  return Status::ok();
+}
