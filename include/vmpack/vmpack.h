@@ -384,6 +384,52 @@ VMPACK_API vmpack_status_t
 vmpack_segment_foreign_info(const vmpack_module_t *module, size_t index,
                             vmpack_foreign_info_t *out_info);
 
+/* A quantized segment (a GGUF block-quantized tensor, or the foreign .vmpk
+ * segment it was converted into) as a quantized weight: its scheme and the
+ * logical shape of the values it stands for. Like vmpack_foreign_info_t, a
+ * separate call so that vmpack_segment_info_t keeps its size. Pointers
+ * stay valid while the module is open. */
+typedef struct vmpack_quant_info {
+  /* "ggml.Q4_K", ... (as vmpack_foreign_info_t's type), or "" when the
+   * segment is not quantized (every other field is then 0 / NULL / ""). */
+  const char *scheme;
+  uint32_t ggml_type;     /* the ggml_type number                      */
+  uint32_t block_size;    /* elements per block (32, 256, ...)         */
+  uint32_t block_bytes;   /* bytes per block                           */
+  size_t rank;            /* the logical shape, outermost first        */
+  const int64_t *shape;   /*                                           */
+  uint64_t element_count; /* product of the shape                      */
+  uint64_t block_count;   /* element_count / block_size                */
+  int has_fast_kernel;    /* 1: a vector kernel (else the reference    */
+                          /* decoder, at scalar speed)                 */
+} vmpack_quant_info_t;
+
+VMPACK_API vmpack_status_t vmpack_segment_quant_info(
+    const vmpack_module_t *module, size_t index, vmpack_quant_info_t *out_info);
+
+/* The float types vmpack_segment_dequantize writes: little-endian IEEE
+ * binary32, binary16 and bfloat16. */
+typedef enum vmpack_float_type {
+  VMPACK_FLOAT_F32 = 0,
+  VMPACK_FLOAT_F16 = 1,
+  VMPACK_FLOAT_BF16 = 2
+} vmpack_float_type_t;
+
+/* Dequantizes elements [first, first + count) of a quantized segment (in
+ * row-major order of its logical shape) into `dst` (`dst_size` bytes, at
+ * least count * 4 for f32, count * 2 for f16 and bf16): each value is
+ * computed in float32 exactly as ggml's reference dequantize_row_* computes
+ * it (the same bits, NaNs included), then, for f16 and bf16, rounded to the
+ * nearest, ties to even (a NaN stays a NaN; docs/quant.md). The range may
+ * start and end inside blocks. Uses up to `threads` threads (0: one per
+ * hardware thread; small ranges use one). VMPACK_ERROR_UNSUPPORTED for a
+ * segment that is not quantized (use vmpack_segment_unpack);
+ * VMPACK_ERROR_OUT_OF_RANGE, VMPACK_ERROR_BUFFER_TOO_SMALL and
+ * VMPACK_ERROR_INVALID_ARGUMENT as vmpack_segment_unpack. */
+VMPACK_API vmpack_status_t vmpack_segment_dequantize(
+    const vmpack_module_t *module, size_t index, uint64_t first, uint64_t count,
+    vmpack_float_type_t type, void *dst, size_t dst_size, unsigned threads);
+
 /* One metadata key/value pair. Pointers stay valid while the module is
  * open; strings are NUL-terminated and may hold NUL bytes (lengths given).
  * Listed in file order:

@@ -20,6 +20,8 @@
 #include "vmpack/Formats/IrpaReader.h"
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Pack/Convert.h"
+#include "vmpack/Quant/Dequantize.h"
+#include "vmpack/Quant/GgmlDecode.h"
 
 #include <algorithm>
 #include <cstring>
@@ -1163,3 +1165,160 @@ vmpack_status_t vmpack_segment_file(const vmpack_module_t *module, size_t index,
 }
 
 } // extern "C"
+
+namespace {
+
+/// A quantized segment of one file (after fileOf): its name, ggml type,
+/// foreign type name, logical shape and stored bytes; ggmlType 0 when the
+/// segment is not quantized.
+struct QuantSegment {
+  std::string_view name;
+  uint32_t ggmlType = 0;
+  const std::string *typeName = nullptr;
+  const std::vector<int64_t> *shape = nullptr;
+  const uint8_t *data = nullptr;
+  uint64_t length = 0;
+};
+
+static_assert(int(VMPACK_FLOAT_F32) == int(vmpack::quant::FloatType::F32) &&
+                  int(VMPACK_FLOAT_F16) == int(vmpack::quant::FloatType::F16) &&
+                  int(VMPACK_FLOAT_BF16) == int(vmpack::quant::FloatType::BF16),
+              "vmpack_float_type_t numbers quant::FloatType");
+
+QuantSegment quantSegment(const vmpack_module_t &m, size_t index) {
+  QuantSegment q;
+  if (m.foreign) {
+    const ForeignFile &f = *m.foreign;
+    const vmpack::formats::TensorInfo &t = f.tensor(index);
+    q.name = t.name;
+    if (t.ggmlBlockType && vmpack::quant::isGgmlBlockType(*t.ggmlBlockType)) {
+      q.ggmlType = *t.ggmlBlockType;
+      q.typeName = &f.foreignType(index);
+      q.shape = &f.foreignShape(index);
+      q.data = f.tensorData(index);
+      q.length = t.length;
+    }
+  } else if (m.reader) {
+    const SegmentInfo &s = m.reader->constant(index);
+    q.name = s.name;
+    if (!m.vmpkForeignTypes[index].empty() &&
+        vmpack::quant::isGgmlBlockType(s.foreignType)) {
+      q.ggmlType = s.foreignType;
+      q.typeName = &m.vmpkForeignTypes[index];
+      q.shape = &s.foreignShape;
+      q.data = m.reader->constantData(index);
+      q.length = s.length;
+    }
+  }
+  return q;
+}
+
+/// Elements of q's logical shape, when its bytes are whole blocks of it.
+std::optional<uint64_t> quantElements(const QuantSegment &q) {
+  std::optional<uint64_t> n = vmpack::formats::numElements(*q.shape);
+  uint64_t bs = vmpack::quant::ggmlBlockElements(q.ggmlType),
+           bb = vmpack::quant::ggmlBlockBytes(q.ggmlType);
+  if (!n || bs == 0 || *n % bs != 0 || q.length / bb < *n / bs)
+    return std::nullopt;
+  return n;
+}
+
+} // namespace
+
+vmpack_status_t vmpack_segment_quant_info(const vmpack_module_t *module,
+                                          size_t index,
+                                          vmpack_quant_info_t *out_info) {
+  return guarded("vmpack_segment_quant_info", [&]() -> vmpack_status_t {
+    if (!module || !out_info)
+      return invalid("vmpack_segment_quant_info", "null argument");
+    if (index >= segmentCount(*module))
+      return badIndex(*module, index);
+    module = &fileOf(*module, index);
+    vmpack_quant_info_t &i = *out_info;
+    i = vmpack_quant_info_t();
+    i.scheme = "";
+    if (module->irpa)
+      return VMPACK_OK;
+    QuantSegment q = quantSegment(*module, index);
+    if (!q.ggmlType)
+      return VMPACK_OK;
+    std::optional<uint64_t> n = quantElements(q);
+    if (!n)
+      return fail(VMPACK_ERROR_FORMAT,
+                  "segment '" + printableName(q.name) + "': its " +
+                      std::to_string(q.length) + " bytes are not whole " +
+                      *q.typeName + " blocks of its logical shape");
+    i.scheme = q.typeName->c_str();
+    i.ggml_type = q.ggmlType;
+    i.block_size = vmpack::quant::ggmlBlockElements(q.ggmlType);
+    i.block_bytes = vmpack::quant::ggmlBlockBytes(q.ggmlType);
+    i.rank = q.shape->size();
+    i.shape = q.shape->data();
+    i.element_count = *n;
+    i.block_count = *n / i.block_size;
+    i.has_fast_kernel =
+        vmpack::quant::hasGgmlDequantizeKernel(q.ggmlType) ? 1 : 0;
+    return VMPACK_OK;
+  });
+}
+
+vmpack_status_t vmpack_segment_dequantize(const vmpack_module_t *module,
+                                          size_t index, uint64_t first,
+                                          uint64_t count,
+                                          vmpack_float_type_t type, void *dst,
+                                          size_t dst_size, unsigned threads) {
+  int typeValue;
+  std::memcpy(&typeValue, &type, sizeof(int));
+  return guarded("vmpack_segment_dequantize", [&]() -> vmpack_status_t {
+    if (!module || (!dst && count))
+      return invalid("vmpack_segment_dequantize", "null argument");
+    if (typeValue < VMPACK_FLOAT_F32 || typeValue > VMPACK_FLOAT_BF16)
+      return invalid("vmpack_segment_dequantize", "unknown float type");
+    if (index >= segmentCount(*module))
+      return badIndex(*module, index);
+    module = &fileOf(*module, index);
+    if (module->irpa)
+      return fail(VMPACK_ERROR_UNSUPPORTED,
+                  "segment '" + printableName(module->irpa->entry(index).key) +
+                      "': an IREE parameter archive entry has no type, so it "
+                      "is not a quantized weight");
+    QuantSegment q = quantSegment(*module, index);
+    if (!q.ggmlType)
+      return fail(VMPACK_ERROR_UNSUPPORTED,
+                  "segment '" + printableName(q.name) +
+                      "' is not quantized (use vmpack_segment_unpack)");
+    std::optional<uint64_t> n = quantElements(q);
+    if (!n)
+      return fail(VMPACK_ERROR_FORMAT,
+                  "segment '" + printableName(q.name) + "': its " +
+                      std::to_string(q.length) + " bytes are not whole " +
+                      *q.typeName + " blocks of its logical shape");
+    if (!vmpack::quant::canDequantizeGgml(q.ggmlType))
+      return fail(VMPACK_ERROR_UNSUPPORTED,
+                  "segment '" + printableName(q.name) + "': " + *q.typeName +
+                      " has no decoder");
+    uint64_t end;
+    if (__builtin_add_overflow(first, count, &end) || end > *n)
+      return fail(VMPACK_ERROR_OUT_OF_RANGE,
+                  "segment '" + printableName(q.name) + "': elements [" +
+                      std::to_string(first) + ", +" + std::to_string(count) +
+                      ") exceed its " + std::to_string(*n));
+    auto to = vmpack::quant::FloatType(typeValue);
+    unsigned bytes = vmpack::quant::floatTypeBytes(to);
+    if (count > SIZE_MAX / bytes || count * bytes > dst_size)
+      return fail(
+          VMPACK_ERROR_BUFFER_TOO_SMALL,
+          "segment '" + printableName(q.name) + "': " + std::to_string(count) +
+              " values need " + std::to_string(count * bytes) +
+              " bytes, the destination has " + std::to_string(dst_size));
+    if (count == 0)
+      return VMPACK_OK;
+    if (module->lazy)
+      if (vmpack_status_t st = vmpack_segment_verify(module, index);
+          st != VMPACK_OK)
+        return st;
+    vmpack::quant::dequantizeGgmlRange(q.ggmlType, q.data, first, count, to,
+                                       dst, threads);
+    return VMPACK_OK;
+  });
+}

@@ -258,6 +258,51 @@ public:
     return py::make_tuple(py::str(f.type), f.type_id, shape);
   }
 
+  /// vmpack_segment_quant_info as a dict, or None when not quantized.
+  py::object quantInfo(size_t index) const {
+    vmpack_quant_info_t q;
+    check(vmpack_segment_quant_info(get(), index, &q));
+    if (!*q.scheme)
+      return py::none();
+    py::tuple shape(q.rank);
+    for (size_t k = 0; k < q.rank; ++k)
+      shape[k] = py::int_(q.shape[k]);
+    py::dict d;
+    d["scheme"] = py::str(q.scheme);
+    d["ggml_type"] = q.ggml_type;
+    d["block_size"] = q.block_size;
+    d["block_bytes"] = q.block_bytes;
+    d["shape"] = shape;
+    d["element_count"] = q.element_count;
+    d["block_count"] = q.block_count;
+    d["has_fast_kernel"] = bool(q.has_fast_kernel);
+    return d;
+  }
+
+  /// Dequantizes elements [first, first + count) into `out`, a writable
+  /// C-contiguous array; the C API checks its size.
+  void dequantize(size_t index, uint64_t first, uint64_t count, int type,
+                  py::array &out, unsigned threads) const {
+    if (!(out.flags() & py::array::c_style) || !out.writeable()) {
+      PyErr_SetString(statusClasses[VMPACK_ERROR_INVALID_ARGUMENT],
+                      "dequantize: the destination must be a writable "
+                      "C-contiguous array");
+      throw py::error_already_set();
+    }
+    HandlePtr keep = handle;
+    const vmpack_module_t *m = get();
+    void *dst = out.mutable_data();
+    size_t size = size_t(out.nbytes());
+    vmpack_status_t status;
+    {
+      py::gil_scoped_release release;
+      status = vmpack_segment_dequantize(m, index, first, count,
+                                         vmpack_float_type_t(type), dst, size,
+                                         threads);
+    }
+    check(status);
+  }
+
   void verifySegment(size_t index) const {
     check(vmpack_segment_verify(get(), index));
   }
@@ -471,6 +516,11 @@ PYBIND11_MODULE(_vmpack, m) {
   dtypes["int32"] = int(VMPACK_DTYPE_INT32);
   dtypes["float32"] = int(VMPACK_DTYPE_FLOAT32);
   m.attr("DTYPES") = dtypes;
+  py::dict floatTypes;
+  floatTypes["float32"] = int(VMPACK_FLOAT_F32);
+  floatTypes["float16"] = int(VMPACK_FLOAT_F16);
+  floatTypes["bfloat16"] = int(VMPACK_FLOAT_BF16);
+  m.attr("FLOAT_TYPES") = floatTypes;
   m.attr("RELEASE_GIL_BYTES") = kReleaseGilBytes;
   m.def("status_name", [](int status) {
     return std::string(vmpack_status_name(vmpack_status_t(status)));
@@ -493,6 +543,10 @@ PYBIND11_MODULE(_vmpack, m) {
       .def("metadata", &Module::metadata)
       .def("foreign", &Module::foreign, py::arg("index"))
       .def("verify_segment", &Module::verifySegment, py::arg("index"))
+      .def("quant_info", &Module::quantInfo, py::arg("index"))
+      .def("dequantize", &Module::dequantize, py::arg("index"),
+           py::arg("first"), py::arg("count"), py::arg("type"), py::arg("out"),
+           py::arg("threads") = 0u)
       .def("info", &Module::info, py::arg("index"))
       .def("find", &Module::find, py::arg("name"))
       .def("view", &Module::view, py::arg("index"))

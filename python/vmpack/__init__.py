@@ -152,6 +152,52 @@ class Segment:
         self.foreign_type, self.foreign_type_id, self.foreign_shape = \
             foreign if foreign is not None else (None, None, None)
 
+    @property
+    def quant_info(self):
+        """A quantized segment's scheme (vmpack_segment_quant_info): a dict
+        with scheme ("ggml.Q4_K"), ggml_type, block_size, block_bytes,
+        shape (the logical shape), element_count, block_count and
+        has_fast_kernel; None when the segment is not quantized."""
+        return self._module._handle().quant_info(self.index)
+
+    def dequantize(self, dtype="float32", first=0, count=None, out=None,
+                   threads=0):
+        """A quantized segment's values, exactly as ggml's reference
+        dequantize_row_* computes them in float32, then for float16 and
+        bfloat16 rounded to nearest even (vmpack_segment_dequantize).
+
+        dtype: "float32", "float16" or "bfloat16" (numpy has no bfloat16:
+        the result is then uint16 bit patterns). All elements give an
+        array of the logical shape; a range [first, first + count) (in
+        row-major order) a 1-D array, or `out` (a writable C-contiguous
+        array of that many values of the dtype's size) filled. The GIL is
+        released; `threads` 0 uses every hardware thread.
+        UnsupportedError for a segment that is not quantized."""
+        name = _np.dtype(dtype).name if dtype not in (
+            "bfloat16", "bf16") else "bfloat16"
+        if name not in _vmpack.FLOAT_TYPES:
+            raise UnsupportedError(
+                f"segment {self.name!r}: dequantize writes float32, float16 "
+                f"or bfloat16, not {name}")
+        info = self.quant_info
+        if info is None:
+            raise UnsupportedError(
+                f"segment {self.name!r} is not quantized (use numpy())")
+        whole = first == 0 and count is None
+        if count is None:
+            count = max(info["element_count"] - first, 0)
+        storage = _np.dtype(_np.uint16) if name == "bfloat16" else \
+            _np.dtype(name)
+        if out is None:
+            out = _np.empty(count, dtype=storage)
+        elif out.dtype.itemsize != storage.itemsize:
+            raise InvalidArgumentError(
+                f"dequantize: out has dtype {out.dtype}, not {storage}")
+        self._module._handle().dequantize(self.index, first, count,
+                                          _vmpack.FLOAT_TYPES[name], out,
+                                          threads)
+        return out.reshape(info["shape"]) if whole else out
+
     def __repr__(self):
         what = f"alias of {self.alias_of!r}" if self.is_alias else \
             f"{self.encoding}, {self.nbytes} bytes at {self.offset}"
@@ -396,9 +442,14 @@ class Module:
         index = self._handle().find(_encode_name(name))  # NotFoundError
         return self._segments[index]
 
-    def get_tensor(self, name, dtype=None):
-        """self[name].numpy(dtype): see Segment.numpy."""
-        return self[name].numpy(dtype)
+    def get_tensor(self, name, dtype=None, dequantize=False):
+        """self[name].numpy(dtype): see Segment.numpy. dequantize=True: a
+        quantized segment's values instead (Segment.dequantize, dtype
+        float32 unless given); other segments as numpy(dtype)."""
+        segment = self[name]
+        if dequantize and segment.quant_info is not None:
+            return segment.dequantize("float32" if dtype is None else dtype)
+        return segment.numpy(dtype)
 
     def verify(self, threads=0):
         """Full verification: every CRC-32, all padding, every byte of the
