@@ -12,6 +12,7 @@
 #include "vmpack/Quant/GgmlPlanar.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -829,6 +830,12 @@ Status vmpack::quant::repackToGgml(uint32_t type, const GroupQuantSource &src,
             where + "the scale " + floatText(s) + " of element " +
             elementName(src.shape, first) + " is not exact in float16, " +
             "which " + target + " stores; not repacked");
+      if ((dBits & 0x7C00) == 0x7C00)
+        return Status::formatError(
+            where + "the scale " + floatText(s) + " of element " +
+            elementName(src.shape, first) + " is " +
+            (dBits & 0x3FF ? "NaN" : "infinite") + ", which " + target +
+            " forbids (ggml's validation refuses it); not repacked");
       // The minimum a one-level zero point becomes: q*s - z*s.
       float mTarget = src.offsetKind == OffsetKind::AddMinimum ? m
                       : withMin                                ? -(float(z) * s)
@@ -838,6 +845,11 @@ Status vmpack::quant::repackToGgml(uint32_t type, const GroupQuantSource &src,
             where + "the minimum " + floatText(mTarget) + " of element " +
             elementName(src.shape, first) +
             " is not exact in float16; not repacked into " + target);
+      if (withMin && (mBits & 0x7C00) == 0x7C00)
+        return Status::formatError(
+            where + "the minimum " + floatText(mTarget) + " of element " +
+            elementName(src.shape, first) + " is NaN or infinite, which " +
+            target + " forbids; not repacked");
       if (!withMin && src.offsetKind == OffsetKind::AddMinimum &&
           bitsOf(m) != 0)
         return Status::formatError(where + "element " +
@@ -870,5 +882,176 @@ Status vmpack::quant::repackToGgml(uint32_t type, const GroupQuantSource &src,
               " would change from " + floatText(want[e]) + " to " +
               floatText(got[e]) + " in " + target + "; not repacked");
     }
+  return Status::ok();
+}
+
+// --- Validation
+// ---------------------------------------------------------------
+
+Status
+vmpack::quant::checkPlanarSet(uint32_t type, const std::string &name,
+                              const std::vector<PlanarTensorInfo> &tensors) {
+  if (Status s = checkPlanarType(type); !s)
+    return s.withContext("tensor '" + name + "': ");
+  const std::vector<PlanarPart> &layout = ggmlPlanarParts(type);
+  std::string label = typeLabel(type);
+  auto find = [&](const std::string &full) -> const PlanarTensorInfo * {
+    const PlanarTensorInfo *hit = nullptr;
+    for (const PlanarTensorInfo &t : tensors)
+      if (t.name == full) {
+        if (hit)
+          return &t; // a second one: reported below
+        hit = &t;
+      }
+    return hit;
+  };
+  for (const PlanarTensorInfo &t : tensors) {
+    if (t.name.compare(0, name.size() + 1, name + ".") != 0)
+      continue;
+    std::string suffix = t.name.substr(name.size() + 1);
+    bool known = false;
+    for (const PlanarPart &p : layout)
+      known = known || suffix == p.suffix;
+    if (!known)
+      return Status::formatError("tensor '" + t.name +
+                                 "': the planar form "
+                                 "of " +
+                                 label + " has no part '" + suffix + "'");
+    int copies = 0;
+    for (const PlanarTensorInfo &u : tensors)
+      copies += u.name == t.name;
+    if (copies > 1)
+      return Status::formatError("tensor '" + t.name + "' appears " +
+                                 std::to_string(copies) + " times");
+  }
+  const PlanarTensorInfo *codes = find(name + ".q");
+  if (!codes)
+    return Status::formatError("planar " + label + " weight '" + name +
+                               "' has no codes tensor '" + name + ".q'");
+  const std::vector<int64_t> &shape = codes->shape;
+  uint32_t block = ggmlBlockElements(type);
+  if (shape.empty() || shape.back() <= 0 || shape.back() % block != 0)
+    return Status::formatError(
+        "tensor '" + codes->name + "': the last dimension " +
+        (shape.empty() ? std::string("(none)") : std::to_string(shape.back())) +
+        " is not a positive multiple of " + label + "'s " +
+        std::to_string(block) + "-element blocks");
+  uint64_t elements = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return Status::formatError("tensor '" + codes->name +
+                                 "' has a negative dimension");
+    elements *= uint64_t(d);
+  }
+  uint64_t blocks = elements / block;
+  for (const PlanarPart &p : layout) {
+    std::string full = name + "." + p.suffix;
+    const PlanarTensorInfo *t = find(full);
+    if (!t)
+      return Status::formatError("tensor '" + codes->name + "' has no '" +
+                                 full + "' beside it (the planar form of " +
+                                 label + " needs it)");
+    if (t->type != p.type)
+      return Status::formatError("tensor '" + full + "' is " + t->type +
+                                 "; the planar form of " + label +
+                                 " stores it as " + p.type);
+    std::vector<int64_t> want = planarPartShape(type, p, shape);
+    if (t->shape != want) {
+      auto text = [](const std::vector<int64_t> &v) {
+        std::string s = "[";
+        for (size_t i = 0; i < v.size(); ++i)
+          s += (i ? ", " : "") + std::to_string(v[i]);
+        return s + "]";
+      };
+      return Status::formatError("tensor '" + full + "' has shape " +
+                                 text(t->shape) + "; codes of shape " +
+                                 text(shape) + " need " + text(want));
+    }
+    uint64_t bytes = blocks * p.bytesPerBlock();
+    if (t->byteLength != bytes)
+      return Status::formatError(
+          "tensor '" + full + "' holds " + std::to_string(t->byteLength) +
+          " bytes; its shape needs " + std::to_string(bytes));
+  }
+  return Status::ok();
+}
+
+Status vmpack::quant::validateGgmlBlocks(uint32_t type, const uint8_t *blocks,
+                                         uint64_t blockCount) {
+  const GgmlTypeTraits *t = ggmlTypeTraits(type);
+  if (!t || t->blockSize == 1)
+    return Status::unsupported(typeLabel(type) + " is not a block type");
+  // Offsets of the float16 scale fields (ggml_validate_row_data).
+  std::vector<uint32_t> halves;
+  switch (type) {
+  case kGgmlQ4_1:
+  case kGgmlQ5_1:
+  case kGgmlQ4_K:
+  case kGgmlQ5_K:
+  case kGgmlQ8_1:
+    halves = {0, 2};
+    break;
+  case kGgmlQ2_K:
+    halves = {80, 82};
+    break;
+  case kGgmlQ3_K:
+    halves = {108};
+    break;
+  case kGgmlQ6_K:
+    halves = {208};
+    break;
+  case kGgmlTQ1_0:
+    halves = {52};
+    break;
+  case kGgmlTQ2_0:
+    halves = {64};
+    break;
+  case kGgmlQ8_K:
+  case kGgmlMXFP4:
+  case kGgmlNVFP4:
+  case kGgmlIQ1_M:
+    break;
+  default:
+    halves = {0};
+    break;
+  }
+  for (uint64_t i = 0; i < blockCount; ++i) {
+    const uint8_t *b = blocks + i * t->typeSize;
+    std::string where = typeLabel(type) + " block " + std::to_string(i) + ": ";
+    auto checkHalf = [&](uint16_t h, const std::string &what) -> Status {
+      if ((h & 0x7C00) != 0x7C00)
+        return Status::ok();
+      return Status::formatError(where + "the float16 " + what + " is " +
+                                 ((h & 0x3FF) ? "NaN" : "infinite") + " (0x" +
+                                 [&] {
+                                   char buf[8];
+                                   std::snprintf(buf, sizeof buf, "%04x", h);
+                                   return std::string(buf);
+                                 }() +
+                                 "), which ggml's validation refuses");
+    };
+    for (uint32_t off : halves)
+      if (Status s = checkHalf(load16(b + off),
+                               "field at byte " + std::to_string(off));
+          !s)
+        return s;
+    if (type == kGgmlIQ1_M) {
+      uint16_t sc[4];
+      for (int k = 0; k < 4; ++k)
+        sc[k] = load16(b + 48 + 2 * k);
+      uint16_t h = uint16_t((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) |
+                            ((sc[2] >> 4) & 0x0F00) | (sc[3] & 0xF000));
+      if (Status s = checkHalf(h, "super-block scale"); !s)
+        return s;
+    } else if (type == kGgmlQ8_K) {
+      if ((load32(b) & 0x7F800000u) == 0x7F800000u)
+        return Status::formatError(where +
+                                   "the float32 scale is NaN or infinite, "
+                                   "which ggml's validation refuses");
+    } else if (type == kGgmlMXFP4 && b[0] == 0xFF) {
+      return Status::formatError(where + "the E8M0 exponent is 0xff, which "
+                                         "ggml's validation refuses");
+    }
+  }
   return Status::ok();
 }

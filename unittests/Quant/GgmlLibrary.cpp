@@ -73,7 +73,10 @@ const GgmlLibrary *GgmlLibrary::get() {
         dlsym(h, "ggml_quantize_chunk"));
     g->name =
         reinterpret_cast<const char *(*)(int)>(dlsym(h, "ggml_type_name"));
-    if (!g->getTraits || !g->requires_ || !g->quantize || !g->name) {
+    g->validate = reinterpret_cast<bool (*)(int, const void *, size_t)>(
+        dlsym(h, "ggml_validate_row_data"));
+    if (!g->getTraits || !g->requires_ || !g->quantize || !g->name ||
+        !g->validate) {
       missingReason() = path + " lacks ggml_get_type_traits, "
                                "ggml_quantize_chunk or their siblings";
       return nullptr;
@@ -120,4 +123,9 @@ size_t GgmlLibrary::quantizeChunk(uint32_t type, const float *src, void *dst,
 
 const char *GgmlLibrary::typeName(uint32_t type) const {
   return name(int(type));
+}
+
+bool GgmlLibrary::validateRow(uint32_t type, const void *data,
+                              size_t bytes) const {
+  return validate(int(type), data, bytes);
 }

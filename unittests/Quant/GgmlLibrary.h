@@ -43,6 +43,8 @@ public:
   /// bytes written.
   size_t quantizeChunk(uint32_t type, const float *src, void *dst, int64_t rows,
                        int64_t perRow, const float *imatrix) const;
+  /// ggml_validate_row_data (prints to stderr when it refuses).
+  bool validateRow(uint32_t type, const void *data, size_t bytes) const;
   /// ggml's own name of `type` ("q4_0", ...).
   const char *typeName(uint32_t type) const;
   const std::string &path() const { return libPath; }
@@ -56,6 +58,7 @@ private:
   size_t (*quantize)(int, const float *, void *, int64_t, int64_t, int64_t,
                      const float *) = nullptr;
   const char *(*name)(int) = nullptr;
+  bool (*validate)(int, const void *, size_t) = nullptr;
 };
 
 } // namespace vmpack::testing

@@ -21,8 +21,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <fcntl.h>
+#include <iostream>
 #include <random>
+#include <unistd.h>
 #include <vector>
 
 using namespace vmpack;
@@ -271,13 +275,24 @@ GroupQuantSource i4Source(const std::vector<uint8_t> &codes,
 
 TEST(GgmlRepack, PlanarQ4_0BackToGgmlBytes) {
   std::vector<uint8_t> blocks = randomBlocks(kGgmlQ4_0, 16, 3);
-  // Random scales may be NaN or infinite; exact repacking keeps them.
+  // Finite scales (any other bit pattern, subnormals included).
+  for (size_t b = 0; b < 16; ++b)
+    if ((blocks[18 * b + 1] & 0x7C) == 0x7C)
+      blocks[18 * b + 1] ^= 0x40;
   Planar p = split(kGgmlQ4_0, blocks);
   GroupQuantSource s = i4Source(p.parts[0], p.parts[1], 32, "f16");
   std::vector<uint8_t> out(blocks.size());
   Status st = repackToGgml(kGgmlQ4_0, s, out.data());
   ASSERT_TRUE(st) << st.message();
   EXPECT_EQ(out, blocks);
+  // A NaN or infinite scale, which ggml's validation refuses, is refused.
+  p.parts[1][2 * 5 + 1] = 0x7C; // block 5: +inf or NaN
+  st = repackToGgml(kGgmlQ4_0, s, out.data());
+  EXPECT_EQ(st.code(), archive::StatusCode::Format);
+  EXPECT_NE(st.message().find("of element [0, 160] is "), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("which ggml Q4_0 forbids"), std::string::npos)
+      << st.message();
 }
 
 TEST(GgmlRepack, Group128F32ScalesIntoQ4_0) {
@@ -402,6 +417,101 @@ TEST(QuantScheme, DescribesGgmlTypes) {
       EXPECT_EQ(q->ggmlType, t.type);
       EXPECT_EQ(t.blockSize % q->groupSize, 0u) << t.name;
     }
+}
+
+} // namespace
+
+namespace {
+
+TEST(GgmlValidate, AgreesWithGgmlValidateRowData) {
+  const GgmlLibrary *g = GgmlLibrary::get();
+  if (!g)
+    GTEST_SKIP() << GgmlLibrary::whyMissing();
+  // ggml prints each refusal to stderr: silence it for the loop.
+  fflush(stderr);
+  int saved = dup(2);
+  int devnull = open("/dev/null", O_WRONLY);
+  dup2(devnull, 2);
+  uint64_t refused = 0, compared = 0;
+  for (const GgmlTypeTraits &t : ggmlTypes()) {
+    // ggml's validator has no case for Q8_1 and refuses it whole.
+    if (t.blockSize == 1 || t.type == kGgmlQ8_1)
+      continue;
+    std::vector<uint8_t> blocks = randomBlocks(t.type, 1024, t.type + 99);
+    for (uint32_t i = 0; i < 1024; ++i) {
+      const uint8_t *b = blocks.data() + size_t(i) * t.typeSize;
+      bool ggml = g->validateRow(t.type, b, t.typeSize);
+      bool ours = validateGgmlBlocks(t.type, b, 1).isOk();
+      refused += !ours;
+      ++compared;
+      if (ggml != ours) {
+        dup2(saved, 2);
+        FAIL() << t.name << " block " << i << ": ggml " << ggml << ", vmpack "
+               << ours;
+      }
+    }
+  }
+  fflush(stderr);
+  dup2(saved, 2);
+  close(devnull);
+  close(saved);
+  EXPECT_GT(refused, 100u) << "random blocks should hit NaN/inf scales";
+  std::cout << "  " << compared << " blocks judged alike, " << refused
+            << " refused\n";
+  std::vector<uint8_t> blk(18, 0);
+  blk[1] = 0x7C; // +inf
+  Status s = validateGgmlBlocks(kGgmlQ4_0, blk.data(), 1);
+  EXPECT_NE(s.message().find("ggml Q4_0 block 0: the float16 field at byte 0 "
+                             "is infinite (0x7c00)"),
+            std::string::npos)
+      << s.message();
+}
+
+std::vector<PlanarTensorInfo> q4kSet() {
+  // A [4, 512] Q4_K weight: 8 blocks.
+  return {{"w.q", "ui4", {4, 512}, 1024}, {"w.d", "f16", {4, 2}, 16},
+          {"w.m", "f16", {4, 2}, 16},     {"w.sd", "ui6", {4, 16}, 48},
+          {"w.sm", "ui6", {4, 16}, 48},   {"other.q", "si4", {3}, 2}};
+}
+
+TEST(GgmlPlanarSet, AcceptsTheRightPartsAndNamesWhatIsWrong) {
+  EXPECT_TRUE(checkPlanarSet(kGgmlQ4_K, "w", q4kSet()));
+  auto expectError = [](std::vector<PlanarTensorInfo> set,
+                        const std::string &text) {
+    Status s = checkPlanarSet(kGgmlQ4_K, "w", set);
+    EXPECT_EQ(s.code(), archive::StatusCode::Format) << text;
+    EXPECT_NE(s.message().find(text), std::string::npos) << s.message();
+  };
+  std::vector<PlanarTensorInfo> set = q4kSet();
+  set.erase(set.begin() + 1);
+  expectError(set, "tensor 'w.q' has no 'w.d' beside it");
+  set = q4kSet();
+  set.erase(set.begin());
+  expectError(set, "has no codes tensor 'w.q'");
+  set = q4kSet();
+  set[3].shape = {4, 8};
+  expectError(set, "tensor 'w.sd' has shape [4, 8]; codes of shape [4, 512] "
+                   "need [4, 16]");
+  set = q4kSet();
+  set[1].type = "bf16";
+  expectError(set, "tensor 'w.d' is bf16; the planar form of ggml Q4_K "
+                   "stores it as f16");
+  set = q4kSet();
+  set[4].byteLength = 47;
+  expectError(set, "tensor 'w.sm' holds 47 bytes; its shape needs 48");
+  set = q4kSet();
+  set.push_back({"w.z", "f16", {4}, 8});
+  expectError(set, "tensor 'w.z': the planar form of ggml Q4_K has no part "
+                   "'z'");
+  set = q4kSet();
+  set.push_back(set[2]);
+  expectError(set, "tensor 'w.m' appears 2 times");
+  set = q4kSet();
+  set[0].shape = {4, 500};
+  expectError(set, "the last dimension 500 is not a positive multiple of "
+                   "ggml Q4_K's 256-element blocks");
+  EXPECT_EQ(checkPlanarSet(kGgmlIQ2_XXS, "w", q4kSet()).code(),
+            archive::StatusCode::Unsupported);
 }
 
 } // namespace

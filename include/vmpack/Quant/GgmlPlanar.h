@@ -81,6 +81,32 @@ Status planarToGgml(uint32_t ggmlType, const uint8_t *const *parts,
 Status decodeGgmlPlanar(uint32_t ggmlType, const uint8_t *const *parts,
                         uint64_t blockCount, float *out);
 
+/// One stored tensor of a planar set, as a file describes it.
+struct PlanarTensorInfo {
+  /// The full name, NAME.q, NAME.d, ...
+  std::string name;
+  /// MLIR element type spelling.
+  std::string type;
+  std::vector<int64_t> shape;
+  uint64_t byteLength = 0;
+};
+
+/// Checks that `tensors` are exactly the planar form of a ggmlType weight
+/// `name` of logical shape `shape` (the shape of NAME.q): every part present
+/// once, with its element type, its shape (planarPartShape) and the byte
+/// length of its packed layout, and nothing else named NAME.*; K a
+/// multiple of the block size. A Format error names the tensor that is
+/// missing, extra or wrong, and what was expected.
+Status checkPlanarSet(uint32_t ggmlType, const std::string &name,
+                      const std::vector<PlanarTensorInfo> &tensors);
+
+/// Checks the scales of `blockCount` blocks as ggml's
+/// ggml_validate_row_data does: no float16 (or Q8_K's float32) scale or
+/// minimum is NaN or infinite, no MXFP4 exponent is 0xFF. The Format error
+/// names the block and the field. Decoding itself accepts every bit pattern.
+Status validateGgmlBlocks(uint32_t ggmlType, const uint8_t *blocks,
+                          uint64_t blockCount);
+
 /// A weight quantized in groups along its last axis with one level of
 /// scales, as GPTQ, AWQ and the planar form of a legacy type store it:
 ///   value = float(q - z) * s   (ZeroPoint: z an integer of codeType)
