@@ -8,8 +8,12 @@
 #include <csignal>
 #include <fcntl.h>
 #include <limits>
+#include <map>
+#include <optional>
+#include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
+#include <utility>
 
 using namespace vmpack::archive;
 using namespace vmpack::archive::detail;
@@ -52,27 +56,218 @@ std::string vmpack::archive::detail::parentDirectory(const std::string &path) {
   return path.substr(0, slash);
 }
 
+//===----------------------------------------------------------------------===//
+// Inputs are never outputs
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Every guarded input of the process: (device, inode) -> how many guards
+/// and the first path it was opened by.
+struct InputRegistry {
+  std::mutex mutex;
+  std::map<std::pair<dev_t, ino_t>, std::pair<unsigned, std::string>> files;
+};
+
+InputRegistry &inputRegistry() {
+  // Never destroyed: guards may outlive static destruction order.
+  static InputRegistry *registry = new InputRegistry();
+  return *registry;
+}
+
+/// The path of the guarded input that `st` is, if any.
+std::optional<std::string> guardedInput(const struct stat &st) {
+  InputRegistry &r = inputRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.files.find({st.st_dev, st.st_ino});
+  if (it == r.files.end())
+    return std::nullopt;
+  return it->second.second;
+}
+
+void guardStat(const struct stat &st, const std::string &path, dev_t &device,
+               ino_t &inode, bool &active) {
+  InputRegistry &r = inputRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto [it, added] = r.files.try_emplace({st.st_dev, st.st_ino}, 0u, path);
+  ++it->second.first;
+  device = st.st_dev;
+  inode = st.st_ino;
+  active = true;
+}
+
+} // namespace
+
+InputFileGuard InputFileGuard::forDescriptor(int fd, const std::string &path) {
+  InputFileGuard guard;
+  struct stat st;
+  if (fd >= 0 && ::fstat(fd, &st) == 0)
+    guardStat(st, path, guard.device, guard.inode, guard.isActive);
+  return guard;
+}
+
+InputFileGuard InputFileGuard::forPath(const std::string &path) {
+  InputFileGuard guard;
+  struct stat st;
+  if (!path.empty() && ::stat(path.c_str(), &st) == 0)
+    guardStat(st, path, guard.device, guard.inode, guard.isActive);
+  return guard;
+}
+
+InputFileGuard::InputFileGuard(InputFileGuard &&other) noexcept
+    : device(other.device), inode(other.inode), isActive(other.isActive) {
+  other.isActive = false;
+}
+
+InputFileGuard &InputFileGuard::operator=(InputFileGuard &&other) noexcept {
+  if (this != &other) {
+    release();
+    device = other.device;
+    inode = other.inode;
+    isActive = other.isActive;
+    other.isActive = false;
+  }
+  return *this;
+}
+
+InputFileGuard::~InputFileGuard() { release(); }
+
+void InputFileGuard::release() {
+  if (!isActive)
+    return;
+  isActive = false;
+  InputRegistry &r = inputRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.files.find({device, inode});
+  if (it != r.files.end() && --it->second.first == 0)
+    r.files.erase(it);
+}
+
+Status vmpack::archive::detail::checkNotAnInput(const std::string &path,
+                                                const std::string &role) {
+  struct stat st;
+  if (path.empty() || ::stat(path.c_str(), &st) != 0)
+    return Status::ok(); // nothing there (yet) to lose
+  if (std::optional<std::string> input = guardedInput(st)) {
+    std::string same = *input == path ? "" : " (the same file)";
+    return Status::invalidArgument(
+        role + " '" + path + "' is the input '" + *input + "'" + same +
+        "; nothing was written: choose another " + role + " name");
+  }
+  return Status::ok();
+}
+
+StatusOr<std::string>
+vmpack::archive::detail::resolveOutputPath(const std::string &path) {
+  std::string p = path;
+  for (int links = 0; links <= 40; ++links) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode))
+      return p;
+    std::string target(size_t(st.st_size > 0 ? st.st_size : 255) + 1, '\0');
+    ssize_t n = ::readlink(p.c_str(), target.data(), target.size());
+    if (n < 0)
+      return Status::ioError("cannot read the symbolic link '" + p +
+                             "': " + errnoText(errno));
+    target.resize(size_t(n));
+    if (target.empty())
+      return Status::ioError("the symbolic link '" + p + "' is empty");
+    if (target[0] != '/') {
+      size_t slash = p.find_last_of('/');
+      if (slash != std::string::npos)
+        target = p.substr(0, slash + 1) + target;
+    }
+    p = std::move(target);
+  }
+  return Status::ioError("'" + path +
+                         "': too many levels of symbolic links to write "
+                         "through");
+}
+
+Status vmpack::archive::detail::createDirectories(const std::string &dir) {
+  if (dir.empty() || dir == "." || dir == "/")
+    return Status::ok();
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      return Status::ok();
+    return Status::ioError("'" + dir + "' is not a directory");
+  }
+  if (Status s = createDirectories(parentDirectory(dir)); !s)
+    return s;
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    return Status::ioError("cannot create the directory '" + dir +
+                           "': " + errnoText(errno));
+  return Status::ok();
+}
+
+Status vmpack::archive::detail::renameIntoPlace(const std::string &tempPath,
+                                                const std::string &path) {
+  StatusOr<std::string> destination = resolveOutputPath(path);
+  if (!destination)
+    return destination.status();
+  if (Status s = checkNotAnInput(*destination); !s)
+    return s;
+  if (::rename(tempPath.c_str(), destination->c_str()) != 0)
+    return Status::ioError("renaming '" + tempPath + "' to '" + *destination +
+                           "': " + errnoText(errno));
+  return Status::ok();
+}
+
 Status vmpack::archive::detail::createTempFileBeside(const std::string &path,
                                                      int &fd,
                                                      std::string &tempPath) {
   if (path.empty())
     return Status::ioError("empty output path");
+  StatusOr<std::string> resolved = resolveOutputPath(path);
+  if (!resolved)
+    return resolved.status();
+  const std::string &destination = *resolved;
+  if (Status s = checkNotAnInput(destination); !s)
+    return s;
+  struct stat existing;
+  bool replaces = ::stat(destination.c_str(), &existing) == 0;
+  if (replaces && !S_ISREG(existing.st_mode))
+    return Status::ioError(
+        "output '" + destination + "' is " +
+        (S_ISDIR(existing.st_mode) ? "a directory"
+                                   : "a device, pipe or socket") +
+        ", not a regular file: outputs are written to a temporary file "
+        "renamed into place, which would replace it");
+  if (Status s = createDirectories(parentDirectory(destination)); !s)
+    return Status::ioError("cannot create the output '" + path +
+                           "': " + s.message());
   // A file-size limit must surface as EFBIG from pwrite, not kill us.
   std::signal(SIGXFSZ, SIG_IGN);
   static std::atomic<uint64_t> counter{0};
   for (int attempt = 0;; ++attempt) {
-    std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                       std::to_string(counter++);
+    std::string temp = destination + ".tmp." + std::to_string(::getpid()) +
+                       "." + std::to_string(counter++);
     // 0666 minus the umask, like any file the user creates.
     int f = ::open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (f >= 0) {
+      if (replaces) {
+        // What is the user's stays: the owner and group where this process
+        // may give them (root; or a group the user is in), then the mode
+        // (after chown, which may clear set-id bits).
+        if (existing.st_uid != ::geteuid() || existing.st_gid != ::getegid())
+          if (::fchown(f, existing.st_uid, existing.st_gid) != 0)
+            (void)::fchown(f, uid_t(-1), existing.st_gid);
+        if (::fchmod(f, existing.st_mode & 07777) != 0) {
+          int err = errno;
+          ::close(f);
+          ::unlink(temp.c_str());
+          return Status::ioError("cannot give '" + temp + "' the mode of '" +
+                                 destination + "': " + errnoText(err));
+        }
+      }
       fd = f;
       tempPath = std::move(temp);
       return Status::ok();
     }
     if (errno != EEXIST || attempt > 100)
       return Status::ioError("cannot create a temporary file in '" +
-                             parentDirectory(path) + "' for '" + path +
+                             parentDirectory(destination) + "' for '" + path +
                              "': " + errnoText(errno));
   }
 }
@@ -107,14 +302,14 @@ Status vmpack::archive::detail::commitTempFile(int fd,
   }
   if (::close(fd) != 0)
     return Status::ioError("closing '" + tempPath + "': " + errnoText(errno));
-  if (::rename(tempPath.c_str(), path.c_str()) != 0)
-    return Status::ioError("renaming '" + tempPath + "' to '" + path +
-                           "': " + errnoText(errno));
+  if (Status s = renameIntoPlace(tempPath, path); !s)
+    return s;
   renamed = true;
   if (!fsync)
     return Status::ok();
   // Make the rename itself durable.
-  std::string dir = parentDirectory(path);
+  StatusOr<std::string> destination = resolveOutputPath(path);
+  std::string dir = parentDirectory(destination ? *destination : path);
   int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dirFd < 0)
     return Status::ioError("opening directory '" + dir +

@@ -200,6 +200,7 @@ LoadedFile::open(const std::string &path, const LoadOptions &options) {
     return Status::ioError("cannot stat '" + path + "': " + errnoText(errno));
   if (!S_ISREG(st.st_mode))
     return Status::ioError("'" + path + "' is not a regular file");
+  file->guard = InputFileGuard::forDescriptor(fd.fd, path);
   if (uint64_t(st.st_size) > SIZE_MAX)
     return Status::ioError("'" + path + "' is too large to read into memory");
   size_t size = size_t(st.st_size);

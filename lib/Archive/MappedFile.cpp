@@ -33,18 +33,24 @@ MappedFile::open(const std::string &path) {
   if (st.st_size == 0) {
     // mmap refuses length 0. An empty view lets the reader say what is
     // wrong with the file (a format error), as for any other short file.
+    InputFileGuard guard = InputFileGuard::forDescriptor(fd, path);
     ::close(fd);
     alignas(64) static const uint8_t kEmpty[1] = {0};
-    return std::unique_ptr<MappedFile>(new MappedFile(kEmpty, 0));
+    std::unique_ptr<MappedFile> file(new MappedFile(kEmpty, 0));
+    file->guard = std::move(guard);
+    return file;
   }
   size_t size = size_t(st.st_size);
   void *p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
   int err = errno;
+  InputFileGuard guard = InputFileGuard::forDescriptor(fd, path);
   ::close(fd); // the mapping keeps the file alive
   if (p == MAP_FAILED)
     return Status::ioError("cannot map '" + path + "': " + errnoText(err));
-  return std::unique_ptr<MappedFile>(
+  std::unique_ptr<MappedFile> file(
       new MappedFile(static_cast<const uint8_t *>(p), size));
+  file->guard = std::move(guard);
+  return file;
 }
 
 MappedFile::~MappedFile() {

@@ -174,9 +174,9 @@ Status OutputFile::commit() {
     committed = true; // the group owns the temporary file now
     return Status::ok();
   }
-  if (::rename(temp.c_str(), destination.c_str()) != 0)
-    return Status::ioError("cannot rename the finished file to '" +
-                           destination + "': " + errnoText(errno));
+  if (Status s = archive::detail::renameIntoPlace(temp, destination); !s)
+    return Status::ioError("cannot put the finished file in place of '" +
+                           destination + "': " + s.message());
   committed = true;
   return Status::ok();
 }
@@ -188,22 +188,45 @@ OutputGroup::~OutputGroup() {
 }
 
 Status OutputGroup::commitAll() {
+  // Where each member goes (written through symlinks), checked before the
+  // first rename so that no input is replaced or removed.
+  std::vector<std::string> targets;
+  for (const auto &[temp, destination] : pending) {
+    StatusOr<std::string> target =
+        archive::detail::resolveOutputPath(destination);
+    Status ok =
+        target ? archive::detail::checkNotAnInput(*target) : target.status();
+    if (!ok)
+      return ok; // the destructor removes the temporary files
+    targets.push_back(*target);
+  }
+  for (const std::string &stale : staleFiles)
+    if (Status s = archive::detail::checkNotAnInput(stale, "file to remove");
+        !s)
+      return s;
   for (size_t i = 0; i < pending.size(); ++i) {
-    if (::rename(pending[i].first.c_str(), pending[i].second.c_str()) == 0)
+    if (::rename(pending[i].first.c_str(), targets[i].c_str()) == 0)
       continue;
     int err = errno;
     // All or nothing: take back the files already in place, drop the rest.
     for (size_t k = 0; k < i; ++k)
-      ::unlink(pending[k].second.c_str());
+      ::unlink(targets[k].c_str());
     for (size_t k = i; k < pending.size(); ++k)
       ::unlink(pending[k].first.c_str());
     done = true;
-    return Status::ioError("cannot rename the finished file to '" +
-                           pending[i].second + "': " + errnoText(err) +
-                           "; none of the " + std::to_string(pending.size()) +
+    return Status::ioError("cannot rename the finished file to '" + targets[i] +
+                           "': " + errnoText(err) + "; none of the " +
+                           std::to_string(pending.size()) +
                            " files of the set was written");
   }
   done = true;
+  // The files of an older set that the new one does not have.
+  for (const std::string &stale : staleFiles)
+    if (::unlink(stale.c_str()) != 0 && errno != ENOENT)
+      return Status::ioError("the new set is in place, but '" + stale +
+                             "' of the older set it replaces could not be "
+                             "removed: " +
+                             errnoText(errno));
   return Status::ok();
 }
 

@@ -11,6 +11,7 @@
 
 #include "BoundedJson.h"
 
+#include "vmpack/Archive/FileIO.h"
 #include "vmpack/Archive/MappedFile.h"
 #include "vmpack/Formats/OutputFile.h"
 
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <dirent.h>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -306,6 +308,100 @@ splitTensors(const std::vector<TensorSource> &tensors,
   return out;
 }
 
+/// The (split.no, split.count) keys of a GGUF file, if both are
+/// non-negative integers.
+std::optional<std::pair<uint64_t, uint64_t>>
+ggufSplitKeys(const GgufMetadata &metadata) {
+  std::optional<uint64_t> no, count;
+  for (const GgufKeyValue &kv : metadata) {
+    if (kv.key != kGgufSplitNoKey && kv.key != kGgufSplitCountKey)
+      continue;
+    GgufType t = kv.value.type;
+    unsigned bytes = ggufScalarBytes(t);
+    if (bytes == 0 || t == GgufType::Float32 || t == GgufType::Float64 ||
+        t == GgufType::Bool || kv.value.scalars.size() != 1)
+      return std::nullopt;
+    uint64_t v = kv.value.scalars.front();
+    if (ggufIsSigned(t) && ((v >> (8 * bytes - 1)) & 1))
+      return std::nullopt;
+    (kv.key == kGgufSplitNoKey ? no : count) = v;
+  }
+  if (!no || !count)
+    return std::nullopt;
+  return std::make_pair(*no, *count);
+}
+
+/// The files of older sets that a new set of `count` files named
+/// STEM-K-of-N`ext` replaces but does not have: files beside it named
+/// STEM-K-of-M`ext` with M != `count` that carry that set's keys (GGUF:
+/// split.no = K - 1 and split.count = M; .vmpk: vmpack.shard.no = K and
+/// .count = M) or, for safetensors, that the index being replaced names.
+/// A safetensors set of one file has no index, so the old index is stale
+/// too. Files that do not parse, or whose keys say otherwise, are not
+/// another set's and stay. Refused, before anything is written, when one
+/// of them is an input of this process.
+StatusOr<std::vector<std::string>>
+staleSetFiles(const std::string &stem, std::string_view ext, unsigned count) {
+  std::vector<std::string> stale;
+  std::string dir = dirOf(stem);
+  std::string name = baseOf(stem);
+  bool safetensors = ext == ".safetensors";
+  std::set<std::string> indexed; // safetensors: the old index's files
+  std::string indexPath = stem + std::string(kSafetensorsIndexSuffix);
+  if (safetensors && exists(indexPath)) {
+    StatusOr<std::unique_ptr<archive::MappedFile>> map =
+        archive::MappedFile::open(indexPath);
+    StatusOr<SafetensorsIndex> index =
+        map ? readSafetensorsIndex((*map)->data(), (*map)->size())
+            : StatusOr<SafetensorsIndex>(map.status());
+    if (index) {
+      indexed.insert(index->files.begin(), index->files.end());
+      if (count == 1)
+        stale.push_back(indexPath);
+    }
+  }
+  DIR *d = ::opendir(dir.empty() ? "." : dir.c_str());
+  if (d) {
+    std::vector<std::string> names;
+    while (struct dirent *e = ::readdir(d))
+      names.emplace_back(e->d_name);
+    ::closedir(d);
+    std::sort(names.begin(), names.end());
+    for (const std::string &entry : names) {
+      std::optional<ShardName> shard = parseShardName(entry, ext);
+      if (!shard || shard->stem != name || shard->count == count)
+        continue;
+      std::string path = dir + entry;
+      bool member = false;
+      if (safetensors) {
+        member = indexed.count(entry) != 0;
+      } else {
+        StatusOr<std::unique_ptr<WeightFile>> f = openWeightFile(
+            path, ext == ".gguf" ? FileFormat::Gguf : FileFormat::Vmpk);
+        if (f && ext == ".gguf") {
+          auto keys = ggufSplitKeys((*f)->ggufMetadata);
+          member = keys && keys->first + 1 == shard->number &&
+                   keys->second == shard->count;
+        } else if (f) {
+          StatusOr<std::optional<VmpkShardKeys>> keys =
+              readVmpkShardKeys((*f)->stringMetadata);
+          member = keys && *keys && (**keys).number == shard->number &&
+                   (**keys).count == shard->count;
+        }
+      }
+      if (member)
+        stale.push_back(path);
+    }
+  }
+  for (const std::string &path : stale)
+    if (Status s = archive::detail::checkNotAnInput(
+            path, "file of the older set '" + stem + std::string(ext) +
+                      "' to remove");
+        !s)
+      return s;
+  return stale;
+}
+
 } // namespace
 
 StatusOr<std::vector<std::string>> vmpack::formats::writeShardedSafetensors(
@@ -343,6 +439,12 @@ StatusOr<std::vector<std::string>> vmpack::formats::writeShardedSafetensors(
     return shards.status();
   OutputGroup group;
   unsigned count = unsigned(shards->size());
+  StatusOr<std::vector<std::string>> stale =
+      staleSetFiles(stem, ".safetensors", count);
+  if (!stale)
+    return stale.status();
+  for (std::string &file : *stale)
+    group.removeOnCommit(std::move(file));
   if (count == 1) {
     if (Status s =
             writeSafetensors(stem + ".safetensors", tensors, metadata, &group);
@@ -416,6 +518,12 @@ StatusOr<std::vector<std::string>> vmpack::formats::writeShardedGguf(
     return shards.status();
   unsigned count = unsigned(shards->size());
   OutputGroup group;
+  StatusOr<std::vector<std::string>> stale =
+      staleSetFiles(stem, ".gguf", count);
+  if (!stale)
+    return stale.status();
+  for (std::string &file : *stale)
+    group.removeOnCommit(std::move(file));
   for (unsigned k = 0; k < count; ++k) {
     GgufMetadata meta;
     if (k == 0)
@@ -506,6 +614,12 @@ StatusOr<std::vector<std::string>> vmpack::formats::writeShardedVmpk(
     return shards.status();
   unsigned count = unsigned(shards->size());
   OutputGroup group;
+  StatusOr<std::vector<std::string>> stale =
+      staleSetFiles(stem, ".vmpk", count);
+  if (!stale)
+    return stale.status();
+  for (std::string &file : *stale)
+    group.removeOnCommit(std::move(file));
   static unsigned serial = 0;
   for (unsigned k = 0; k < count; ++k) {
     StringMetadata meta;

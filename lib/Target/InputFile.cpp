@@ -5,11 +5,38 @@
 
 #include "vmpack/Target/TextFastPath.h"
 
+#include "vmpack/Archive/FileIO.h"
+
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 
 using namespace mlir;
+
+namespace {
+
+/// The input file's buffer, which guards the file as an input of the
+/// process for as long as the source manager holds it: no writer replaces
+/// it meanwhile (vmpack::archive::detail::InputFileGuard).
+class GuardedInputBuffer : public llvm::MemoryBuffer {
+public:
+  GuardedInputBuffer(std::unique_ptr<llvm::MemoryBuffer> inner,
+                     vmpack::archive::detail::InputFileGuard guard)
+      : inner(std::move(inner)), guard(std::move(guard)) {
+    init(this->inner->getBufferStart(), this->inner->getBufferEnd(),
+         /*RequiresNullTerminator=*/false);
+  }
+  StringRef getBufferIdentifier() const override {
+    return inner->getBufferIdentifier();
+  }
+  BufferKind getBufferKind() const override { return inner->getBufferKind(); }
+
+private:
+  std::unique_ptr<llvm::MemoryBuffer> inner;
+  vmpack::archive::detail::InputFileGuard guard;
+};
+
+} // namespace
 
 OwningOpRef<ModuleOp> mlir::vmpack_compiler::parseInputFile(
     StringRef path, const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
@@ -19,6 +46,10 @@ OwningOpRef<ModuleOp> mlir::vmpack_compiler::parseInputFile(
       openInputFile(path, llvm::Align(64), &errorMessage);
   if (!input)
     return {};
+  if (path != "-")
+    input = std::make_unique<GuardedInputBuffer>(
+        std::move(input),
+        vmpack::archive::detail::InputFileGuard::forPath(path.str()));
   llvm::MemoryBufferRef inputRef = input->getMemBufferRef();
   sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   if (textFastPath && !isBytecode(inputRef))

@@ -13,14 +13,13 @@
 
 #include "ChunkEncoder.h"
 
+#include "vmpack/Archive/FileIO.h"
 #include "vmpack/Formats/IrpaWriter.h"
 #include "vmpack/Pack/Convert.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
@@ -28,6 +27,7 @@
 #include <cstring>
 #include <mutex>
 #include <numeric>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::vmpack_compiler;
@@ -329,35 +329,42 @@ mlir::vmpack_compiler::exportParameters(ModuleOp module, StringRef outputPath,
 
 LogicalResult mlir::vmpack_compiler::writeProgramFile(ModuleOp module,
                                                       StringRef path) {
-  std::string temp =
-      (path + ".tmp." + std::to_string(llvm::sys::Process::getProcessId()))
-          .str();
-  std::error_code ec;
+  // Through the archive layer's temporary file: never over an input,
+  // written through symlinks, the replaced file's mode kept.
+  namespace fileio = vmpack::archive::detail;
+  int fd = -1;
+  std::string temp;
+  if (vmpack::archive::Status s =
+          fileio::createTempFileBeside(path.str(), fd, temp);
+      !s)
+    return module.emitError() << s.message();
   {
-    llvm::raw_fd_ostream os(temp, ec);
-    if (ec)
-      return module.emitError()
-             << "cannot create '" << temp << "': " << ec.message();
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);
     if (path.ends_with(".mlirbc")) {
       if (failed(writeBytecodeToFile(module, os))) {
-        llvm::sys::fs::remove(temp);
+        ::close(fd);
+        ::unlink(temp.c_str());
         return module.emitError() << "cannot write the program as bytecode";
       }
     } else {
       module.print(os);
       os << "\n";
     }
-    os.close();
+    os.flush();
     if (os.has_error()) {
-      llvm::sys::fs::remove(temp);
-      return module.emitError()
-             << "writing '" << temp << "': " << os.error().message();
+      std::string message = os.error().message();
+      os.clear_error();
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return module.emitError() << "writing '" << temp << "': " << message;
     }
   }
-  if ((ec = llvm::sys::fs::rename(temp, path))) {
-    llvm::sys::fs::remove(temp);
-    return module.emitError()
-           << "renaming '" << temp << "' to '" << path << "': " << ec.message();
-  }
+  bool renamed = false;
+  vmpack::archive::Status committed =
+      fileio::commitTempFile(fd, temp, path.str(), /*fsync=*/false, renamed);
+  if (!renamed)
+    ::unlink(temp.c_str());
+  if (!committed)
+    return module.emitError() << committed.message();
   return success();
 }

@@ -74,8 +74,12 @@ def test_errors_are_located_and_nothing_is_written(tmp_path):
                                                           "out.vmpk"]
     with pytest.raises(vmpack.CompileError, match="absent.mlir"):
         vmpack.compile(tmp_path / "absent.mlir", out)
-    with pytest.raises(vmpack.CompileError):
-        vmpack.compile(TYPES, tmp_path / "no" / "such" / "dir.vmpk")
+    # Missing parent directories are created, as by every tool; a file in
+    # the way is named.
+    vmpack.compile(TYPES, tmp_path / "no" / "such" / "dir.vmpk")
+    assert (tmp_path / "no" / "such" / "dir.vmpk").is_file()
+    with pytest.raises(vmpack.CompileError, match="bad.mlir' is not a dir"):
+        vmpack.compile(TYPES, tmp_path / "bad.mlir" / "x.vmpk")
 
 
 def test_bad_options(tmp_path):

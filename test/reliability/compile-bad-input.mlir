@@ -54,11 +54,11 @@
 // Outputs that cannot be written: a directory in the way, a file where a
 // directory should be, the output being a directory.
 // RUN: %python %S/Inputs/check_compile.py -- vmpack-compile %t/good.mlir -o %t/out/kept.vmpk/x.vmpk | FileCheck %s --check-prefix=NOTDIR
-// NOTDIR: error: cannot create a temporary file in '{{.*}}kept.vmpk' for '{{.*}}x.vmpk': Not a directory
+// NOTDIR: error: cannot create the output '{{.*}}kept.vmpk/x.vmpk': '{{.*}}kept.vmpk' is not a directory
 // NOTDIR-NOT: check_compile.py: FAIL
 // RUN: mkdir -p %t/out/adir
 // RUN: %python %S/Inputs/check_compile.py -- vmpack-compile %t/good.mlir -o %t/out/adir | FileCheck %s --check-prefix=ISDIR
-// ISDIR: error: renaming '{{.*}}adir.tmp.{{[0-9]+}}.{{[0-9]+}}' to '{{.*}}adir': Is a directory
+// ISDIR: error: output '{{.*}}adir' is a directory, not a regular file: outputs are written to a temporary file renamed into place, which would replace it
 // ISDIR-NOT: check_compile.py: FAIL
 
 // The good input compiles, and replaces the precious bytes.

@@ -12,7 +12,7 @@
 // RUN: not vmpack-compile %t/missing.mlir -o %t/out.vmpk 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not vmpack-compile %t/word-i65.mlir -o %t/out.vmpk --encoding=foo 2>&1 | FileCheck %s --check-prefix=ENCODING
 // RUN: not vmpack-compile %t/word-i65.mlir -o %t/out.vmpk --alignment=48 2>&1 | FileCheck %s --check-prefix=ALIGN
-// RUN: not vmpack-compile %t/word-i65.mlir -o %t/no-such-dir/out.vmpk 2>&1 | FileCheck %s --check-prefix=NODIR
+// RUN: not vmpack-compile %t/word-i65.mlir -o %t/out.vmpk/x.vmpk 2>&1 | FileCheck %s --check-prefix=NODIR
 // RUN: FileCheck %s --check-prefix=KEPT --input-file %t/out.vmpk
 // RUN: ls %t | FileCheck %s --check-prefix=NOTEMP
 
@@ -25,7 +25,7 @@
 // MISSING: error: cannot open input file '{{.*}}missing.mlir'
 // ENCODING: Cannot find option named 'foo'
 // ALIGN: error: --alignment=48 is not a power of two between 1 and 65536
-// NODIR: error: {{.*}}no-such-dir
+// NODIR: error: cannot create the output '{{.*}}out.vmpk/x.vmpk': '{{.*}}out.vmpk' is not a directory
 // KEPT: precious
 // NOTEMP-NOT: tmp
 // NOTEMP: out.vmpk

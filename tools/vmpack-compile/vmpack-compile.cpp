@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "vmpack/Archive/FileIO.h"
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Target/InputFile.h"
 #include "vmpack/Target/IrpaExport.h"
@@ -254,6 +255,30 @@ int main(int argc, char **argv) {
     return 1;
   }
   parseTimer.stop();
+  // No output may be the input (guarded while the source manager holds
+  // it) or the other output; refused before anything is written.
+  {
+    namespace fileio = vmpack::archive::detail;
+    auto refuse = [](const std::string &message) {
+      llvm::errs() << "vmpack-compile: error: " << message << "\n";
+      return 1;
+    };
+    if (vmpack::archive::Status s = fileio::checkNotAnInput(outputFilename); !s)
+      return refuse(s.message());
+    if (!emitProgram.empty()) {
+      if (vmpack::archive::Status s =
+              fileio::checkNotAnInput(emitProgram, "--emit-program file");
+          !s)
+        return refuse(s.message());
+      fileio::InputFileGuard output =
+          fileio::InputFileGuard::forPath(outputFilename);
+      if (emitProgram == outputFilename ||
+          !fileio::checkNotAnInput(emitProgram).isOk())
+        return refuse("--emit-program '" + emitProgram +
+                      "' names the output '" + outputFilename +
+                      "'; write the program to another file");
+    }
+  }
   if (timing && (textStats.denseLiterals || textStats.resourceBlobs))
     llvm::errs() << "vmpack-compile: text fast path: "
                  << textStats.denseLiterals << " dense literals and "

@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 using namespace vmpack;
@@ -24,12 +26,29 @@ std::unique_ptr<ArchiveWriter> newWriter(const std::string &path) {
   return writer ? std::move(*writer) : nullptr;
 }
 
-TEST(WriterFailure, MissingDirectoryIsAnError) {
-  auto writer = ArchiveWriter::create("/nonexistent-vmpack-dir/m.vmpk", {});
+TEST(WriterFailure, AFileWhereADirectoryMustBeIsAnError) {
+  ScratchDir dir;
+  std::ofstream(dir.path("file")) << "x";
+  auto writer = ArchiveWriter::create(dir.path("file/m.vmpk"), {});
   ASSERT_FALSE(writer.isOk());
-  EXPECT_NE(writer.status().message().find("No such file or directory"),
+  EXPECT_NE(writer.status().message().find("'" + dir.path("file") +
+                                           "' is not a directory"),
             std::string::npos)
       << writer.status().message();
+  EXPECT_EQ(dir.files(), std::vector<std::string>{"file"});
+}
+
+TEST(WriterFailure, MissingDirectoriesAreCreated) {
+  ScratchDir dir;
+  {
+    auto writer = ArchiveWriter::create(dir.path("a/b/m.vmpk"), {});
+    ASSERT_TRUE(writer.isOk()) << writer.status().message();
+  }
+  struct stat st;
+  EXPECT_EQ(::stat(dir.path("a/b").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  ::rmdir(dir.path("a/b").c_str());
+  ::rmdir(dir.path("a").c_str());
 }
 
 TEST(WriterFailure, PlanErrors) {

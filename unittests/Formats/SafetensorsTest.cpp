@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <random>
 #include <string>
 
@@ -233,7 +234,10 @@ TEST(SafetensorsWriter, RejectsWhatItCannotWrite) {
   meta.info.name = "__metadata__";
   EXPECT_FALSE(writeSafetensors(dir.path("x"), {meta}, {}).isOk());
   EXPECT_TRUE(dir.files().empty()) << "failed writes leave nothing behind";
-  EXPECT_FALSE(writeSafetensors(dir.path("no/such/dir/x"), {a}, {}).isOk());
+  // A file where a directory must be (missing directories are created).
+  std::ofstream(dir.path("f")) << "";
+  EXPECT_FALSE(writeSafetensors(dir.path("f/x"), {a}, {}).isOk());
+  EXPECT_EQ(dir.files(), std::vector<std::string>{"f"});
 }
 
 struct BadHeader {

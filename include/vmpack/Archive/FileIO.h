@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <sys/types.h>
 
 namespace vmpack::archive::detail {
 
@@ -32,10 +33,77 @@ Status pwriteAll(int fd, const void *data, size_t size, uint64_t offset,
 /// The directory part of `path` ("." when there is none).
 std::string parentDirectory(const std::string &path);
 
-/// Creates a new, empty file `path`.tmp.PID.N beside `path` (O_EXCL, mode
-/// 0666 minus the umask) and returns its descriptor and name. Also sets
-/// SIGXFSZ to SIG_IGN for the process, so that exceeding a file-size limit
-/// is an EFBIG error instead of a kill.
+//===----------------------------------------------------------------------===//
+// Inputs are never outputs
+//===----------------------------------------------------------------------===//
+
+/// Registers a file as an input of this process for the guard's lifetime.
+/// While any guard for a file exists, no writer of the project creates,
+/// replaces or removes that file under any of its names (a symlink, a hard
+/// link, another spelling of the path): createTempFileBeside and
+/// checkNotAnInput refuse it before anything is written. The file is known
+/// by its device and inode, so the guard holds for every name it has.
+/// Readers that map or read a file (MappedFile, LoadedFile, the MLIR input)
+/// hold one; guards for the same file nest.
+class InputFileGuard {
+public:
+  InputFileGuard() = default;
+  /// Guards the file open as `fd` (fstat); `path` names it in messages.
+  /// A descriptor that cannot be stat'ed guards nothing.
+  static InputFileGuard forDescriptor(int fd, const std::string &path);
+  /// Guards the file `path` names (stat, following symlinks); nothing if
+  /// it does not exist.
+  static InputFileGuard forPath(const std::string &path);
+  InputFileGuard(InputFileGuard &&other) noexcept;
+  InputFileGuard &operator=(InputFileGuard &&other) noexcept;
+  InputFileGuard(const InputFileGuard &) = delete;
+  InputFileGuard &operator=(const InputFileGuard &) = delete;
+  ~InputFileGuard();
+
+  bool active() const { return isActive; }
+
+private:
+  void release();
+  dev_t device = 0;
+  ino_t inode = 0;
+  bool isActive = false;
+};
+
+/// Fails with an invalid-argument status naming both paths when `path`
+/// (after resolving symlinks) is a file guarded by an InputFileGuard:
+/// "output 'x' is the input 'y' (the same file); nothing was written".
+/// `role` says what the path is for ("output", "file to replace", ...).
+Status checkNotAnInput(const std::string &path,
+                       const std::string &role = "output");
+
+/// The file that writing `path` replaces: `path` itself, or, when `path`
+/// is a symbolic link, the file it finally points to (relative links are
+/// resolved against their own directory), which may not exist yet. Writers
+/// write through symlinks as `cp` does: the link stays a link and its
+/// target gets the new contents. At most 40 links are followed.
+StatusOr<std::string> resolveOutputPath(const std::string &path);
+
+/// Creates the missing directories of `directory` (mode 0777 minus the
+/// umask), like `mkdir -p`. The error names the first one that could not be
+/// created.
+Status createDirectories(const std::string &directory);
+
+/// Renames the finished `tempPath` over `destination`, written through a
+/// symlink as by resolveOutputPath, after checking again that the file it
+/// replaces is no input. Every writer renames through this.
+Status renameIntoPlace(const std::string &tempPath,
+                       const std::string &destination);
+
+/// Creates a new, empty file `path`.tmp.PID.N beside the file that writing
+/// `path` replaces (resolveOutputPath), creating missing parent
+/// directories, and returns its descriptor and name. Refused before
+/// anything is created when that file is an input of this process
+/// (checkNotAnInput) or exists and is not a regular file. When it exists,
+/// the new file takes its permission bits and, where the process may give
+/// them, its owner and group, so that replacing a file keeps what is the
+/// user's; a new file gets 0666 minus the umask. Also sets SIGXFSZ to
+/// SIG_IGN for the process, so that exceeding a file-size limit is an EFBIG
+/// error instead of a kill.
 Status createTempFileBeside(const std::string &path, int &fd,
                             std::string &tempPath);
 
@@ -45,9 +113,9 @@ Status createTempFileBeside(const std::string &path, int &fd,
 Status reserveFileSpace(int fd, uint64_t size, const std::string &path);
 
 /// Optionally fsyncs `fd`, closes it (always), renames `tempPath` over
-/// `path` and, with `fsync`, fsyncs the directory so the rename is durable.
-/// `renamed` tells whether the rename happened (a later fsync of the
-/// directory may still fail).
+/// `path` (renameIntoPlace) and, with `fsync`, fsyncs the directory so the
+/// rename is durable. `renamed` tells whether the rename happened (a later
+/// fsync of the directory may still fail).
 Status commitTempFile(int fd, const std::string &tempPath,
                       const std::string &path, bool fsync, bool &renamed);
 

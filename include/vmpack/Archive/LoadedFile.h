@@ -90,7 +90,8 @@ private:
   uint32_t prefixCrc(uint64_t end) const;
 
   std::unique_ptr<MappedFile> mapped;
-  uint8_t *owned = nullptr; // anonymous memory of ownedLength bytes
+  detail::InputFileGuard guard; // read mode: the file read is an input
+  uint8_t *owned = nullptr;     // anonymous memory of ownedLength bytes
   size_t ownedLength = 0;
   const uint8_t *base = nullptr;
   size_t length = 0;

@@ -5,6 +5,7 @@
 #ifndef VMPACK_ARCHIVE_MAPPEDFILE_H
 #define VMPACK_ARCHIVE_MAPPEDFILE_H
 
+#include "vmpack/Archive/FileIO.h"
 #include "vmpack/Archive/Status.h"
 
 #include <cstddef>
@@ -17,7 +18,9 @@ namespace vmpack::archive {
 /// Maps a file read-only for its lifetime. If another process truncates the
 /// file while it is mapped, touching the lost pages raises SIGBUS: modules
 /// are meant to be immutable once written (the writer never rewrites one in
-/// place; it renames a new file over it).
+/// place; it renames a new file over it). While mapped, the file is an input
+/// of the process that no writer of the project replaces
+/// (detail::InputFileGuard).
 class MappedFile {
 public:
   static StatusOr<std::unique_ptr<MappedFile>> open(const std::string &path);
@@ -32,6 +35,7 @@ private:
   MappedFile(const uint8_t *base, size_t length) : base(base), length(length) {}
   const uint8_t *base;
   size_t length;
+  detail::InputFileGuard guard;
 };
 
 } // namespace vmpack::archive

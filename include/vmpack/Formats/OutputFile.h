@@ -58,11 +58,18 @@ public:
   void adopt(std::string temp, std::string destination) {
     pending.emplace_back(std::move(temp), std::move(destination));
   }
+  /// A file of an older set that the new set replaces but does not have:
+  /// commitAll() removes it once every member is in place (and refuses,
+  /// before any rename, when it is an input of this process).
+  void removeOnCommit(std::string path) {
+    staleFiles.push_back(std::move(path));
+  }
 
 private:
   friend class OutputFile;
   /// (temporary file, destination) of each committed member.
   std::vector<std::pair<std::string, std::string>> pending;
+  std::vector<std::string> staleFiles;
   bool done = false;
 };
 
