@@ -139,7 +139,9 @@ void fuzzRepack(const uint8_t *data, size_t size) {
   src.codes = data;
   src.scales = data + codeBytes;
   src.offsets = data + codeBytes + scaleBytes;
-  std::unique_ptr<uint8_t[]> out(new uint8_t[rows * k / 32 * 24]);
+  // Exactly the target's bytes, so that ASan sees any write past them.
+  std::unique_ptr<uint8_t[]> out(
+      new uint8_t[rows * k / 32 * ggmlBlockBytes(target)]);
   Status s = repackToGgml(target, src, out.get());
   if (!s.isOk())
     return;
