@@ -7,6 +7,7 @@
 #include "vmpack/Formats/DequantSplit.h"
 #include "vmpack/Formats/DequantizeTensor.h"
 #include "vmpack/Formats/GgufValueText.h"
+#include "vmpack/Formats/HfQuant.h"
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/WeightFile.h"
 #include "vmpack/Pack/Convert.h"
@@ -141,6 +142,29 @@ Status applyEncoding(std::vector<TensorSource> &tensors, Encoding encoding) {
   return Status::ok();
 }
 
+/// --quant's value: a ggml block type, or 0 for a Hugging Face scheme kept
+/// as stored.
+std::optional<uint32_t> parseHfQuantTarget(const std::string &name) {
+  if (name == "gptq" || name == "gptq_v2" || name == "awq")
+    return 0u;
+  static const std::pair<const char *, uint32_t> kTypes[] = {
+      {"q4_0", quant::kGgmlQ4_0},
+      {"q4_1", quant::kGgmlQ4_1},
+      {"q5_0", quant::kGgmlQ5_0},
+      {"q5_1", quant::kGgmlQ5_1},
+      {"q8_0", quant::kGgmlQ8_0}};
+  for (const auto &[n, t] : kTypes)
+    if (name == n)
+      return t;
+  return std::nullopt;
+}
+
+/// Counts for the summary line of one scheme.
+struct SchemeCounts {
+  std::map<std::string, size_t> repacked;
+  size_t stored = 0, dequantized = 0, others = 0;
+};
+
 } // namespace
 
 StatusOr<Format>
@@ -191,6 +215,14 @@ vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
     return Status::invalidArgument(
         "--alignment=" + std::to_string(*options.alignment) +
         ": GGUF alignment must be a multiple of 8 (general.alignment)");
+  if (options.quant && !parseHfQuantTarget(*options.quant))
+    return Status::invalidArgument(
+        "--quant=" + *options.quant +
+        ": the targets are q4_0, q4_1, q5_0, q5_1, q8_0 (ggml blocks, exact "
+        "or refused) and gptq, awq (the weights as stored)");
+  if (options.quant && options.dequantize)
+    return Status::invalidArgument(
+        "--quant and --dequantize exclude each other");
   if (options.encoding && *to != Format::Vmpk)
     return notFor("--encoding", *to,
                   "it chooses how a .vmpk stores sub-byte elements; other "
@@ -232,6 +264,7 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
   // the string-keyed formats hold values that are not strings under
   // "vmpack.gguf." keys (docs/interop.md).
   MetadataMerger merger;
+  ConvertResult result;
   std::vector<std::unique_ptr<WeightFile>> files;
   std::vector<std::unique_ptr<MlirInput>> mlirFiles;
   std::vector<TensorSource> tensors;
@@ -263,7 +296,70 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     }
     return Status::ok();
   };
+  std::vector<std::unique_ptr<HfQuantModel>> hfModels;
+  std::map<std::string, SchemeCounts> schemes;
+  auto addHfModel = [&](const std::string &path) -> Status {
+    progress("reading '" + path + "' as a Hugging Face quantized checkpoint");
+    StatusOr<std::unique_ptr<HfQuantModel>> opened =
+        openHfQuantModel(path, options.scheme);
+    if (!opened)
+      return opened.status();
+    HfQuantModel &m = **opened;
+    for (const std::string &w : m.warnings)
+      warn(w);
+    if (Status s = merger.addStrings(m.metadata, path); !s)
+      return s;
+    const char *method = hfQuantMethodName(m.config.method);
+    SchemeCounts &counts = schemes[method];
+    std::optional<uint32_t> target =
+        options.quant ? parseHfQuantTarget(*options.quant) : std::nullopt;
+    if (options.quant && *target == 0 && *options.quant != method &&
+        !(*options.quant == "gptq_v2" &&
+          m.config.method == HfQuantMethod::Gptq))
+      return Status::unsupported("--quant=" + *options.quant + ": '" + path +
+                                 "' is " + method +
+                                 ", and rewriting one Hugging Face scheme as "
+                                 "another is not supported");
+    std::vector<TensorSource> sources;
+    for (const HfQuantModel::Entry &e : m.order) {
+      if (e.linear < 0) {
+        sources.push_back(m.others[e.other]);
+        ++counts.others;
+        continue;
+      }
+      const HfQuantLinear &l = m.linears[size_t(e.linear)];
+      if (options.dequantize) {
+        StatusOr<TensorSource> f = hfLinearAsFloats(l, *options.dequantize);
+        if (!f)
+          return f.status();
+        sources.push_back(std::move(*f));
+        ++counts.dequantized;
+      } else if ((target && *target != 0) || (!target && to == Format::Gguf)) {
+        StatusOr<uint32_t> type = hfGgmlTarget(
+            l, target ? std::optional<uint32_t>(*target) : std::nullopt);
+        if (!type)
+          return type.status().withContext("'" + path + "': ");
+        StatusOr<TensorSource> blocks = hfLinearAsGgml(l, *type);
+        if (!blocks)
+          return blocks.status();
+        sources.push_back(std::move(*blocks));
+        ++counts.repacked[quant::ggmlTypeTraits(*type)->name];
+      } else {
+        for (TensorSource &t : hfLinearStored(l))
+          sources.push_back(std::move(t));
+        ++counts.stored;
+      }
+    }
+    result.inputFiles += m.files.size();
+    hfModels.push_back(std::move(*opened));
+    return addSources(std::move(sources), path);
+  };
   for (const std::string &path : options.inputs) {
+    if (options.scheme || isHfModelDirectory(path)) {
+      if (Status s = addHfModel(path); !s)
+        return s;
+      continue;
+    }
     StatusOr<Format> format = inputFormat(path, Tool::Convert, from);
     if (!format)
       return format.status();
@@ -303,10 +399,34 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
         !s)
       return s;
 
-  ConvertResult result;
   result.format = to;
   result.tensors = tensors.size();
-  result.inputFiles = files.size() + mlirFiles.size();
+  result.inputFiles += files.size() + mlirFiles.size();
+  for (const auto &[name, c] : schemes) {
+    std::string line = name + ":";
+    bool any = false;
+    auto add = [&](size_t n, const std::string &what) {
+      if (!n)
+        return;
+      line +=
+          std::string(any ? "," : "") + " " + std::to_string(n) + " " + what;
+      any = true;
+    };
+    for (const auto &[type, n] : c.repacked)
+      add(n, (n == 1 ? "weight" : "weights") +
+                 std::string(" repacked exactly to ") + type);
+    add(c.stored,
+        c.stored == 1 ? "weight kept as stored" : "weights kept as stored");
+    add(c.dequantized,
+        c.dequantized == 1
+            ? "weight dequantized to " +
+                  std::string(quant::floatTypeName(*options.dequantize))
+            : "weights dequantized to " +
+                  std::string(quant::floatTypeName(*options.dequantize)));
+    add(c.others, c.others == 1 ? "other tensor passed through"
+                                : "other tensors passed through");
+    result.summary.push_back(line);
+  }
   StatusOr<OutputPath> out = OutputPath::create(options.output, to);
   if (!out)
     return out.status();

@@ -66,6 +66,14 @@ const char *kUsage =
     "  --dequantize[=TYPE] replace every ggml block tensor by a float tensor\n"
     "                      of TYPE (f32, the default, f16 or bf16) with its\n"
     "                      name and logical shape, rounded to nearest even\n"
+    "  --scheme=NAME       read safetensors inputs as the Hugging Face\n"
+    "                      quantized scheme NAME (gptq, gptq_v2, awq); a\n"
+    "                      model directory (config.json) says its own\n"
+    "  --quant=TARGET      what a Hugging Face checkpoint's quantized weights\n"
+    "                      become: q4_0, q4_1, q5_0, q5_1 or q8_0 blocks\n"
+    "                      (exact, else refused, naming the tensor), or gptq\n"
+    "                      or awq (as stored). Default: Q4_0/Q8_0/Q4_1 for\n"
+    "                      GGUF outputs, as stored otherwise\n"
     "  -q, --quiet         print nothing but errors\n"
     "  -v, --verbose       say what is read and written\n"
     "  --version           vmpack's version (and MLIR's)\n"
@@ -145,6 +153,14 @@ int main(int argc, char **argv) {
         return report.usageError(
             "--max-shard-size needs a positive size such as 5G, 500MB, 2GiB "
             "or 1000000");
+    } else if (args.option("--scheme", v, missing)) {
+      if (!v)
+        return report.usageError(missing);
+      options.scheme = *v;
+    } else if (args.option("--quant", v, missing)) {
+      if (!v)
+        return report.usageError(missing);
+      options.quant = *v;
     } else if (args.option("--module-name", v, missing)) {
       if (!v)
         return report.usageError(missing);
@@ -171,6 +187,8 @@ int main(int argc, char **argv) {
   std::string what = std::to_string(result->tensors) + " tensors from " +
                      std::to_string(result->inputFiles) + " file(s), " +
                      formatName(result->format);
+  for (const std::string &line : result->summary)
+    report.result(line);
   if (options.maxShardSize) {
     std::string text =
         "wrote " + std::to_string(result->files.size()) + " file(s): " + what;

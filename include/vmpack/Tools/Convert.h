@@ -54,6 +54,14 @@ struct ConvertOptions {
   /// --dequantize: replace every ggml block tensor by a float tensor of
   /// this type (formats/DequantizeTensor.h).
   std::optional<quant::FloatType> dequantize;
+  /// --scheme: read safetensors inputs as this Hugging Face quantization
+  /// scheme (gptq, gptq_v2, awq); a model directory says its own.
+  std::optional<std::string> scheme;
+  /// --quant: what Hugging Face quantized weights become: a ggml type
+  /// (q4_0, q4_1, q5_0, q5_1, q8_0; exact or refused), or their own scheme
+  /// (stored as they are). Default: the ggml type hfGgmlTarget chooses for
+  /// GGUF outputs, the stored tensors otherwise.
+  std::optional<std::string> quant;
   /// MLIR's reader and writer; nullptr: MLIR files are refused.
   const MlirFiles *mlir = nullptr;
   /// Where warnings and (-v) progress go; may be empty.
@@ -67,6 +75,9 @@ struct ConvertResult {
   std::vector<std::string> files;
   size_t tensors = 0;
   size_t inputFiles = 0;
+  /// One line per Hugging Face quantization scheme read: "gptq: 7 weights
+  /// repacked exactly to Q4_0, 3 tensors passed through".
+  std::vector<std::string> summary;
 };
 
 /// Checks the options alone, without touching a file: InvalidArgument (a

@@ -1,0 +1,185 @@
+//===- HfQuant.h - Hugging Face quantized checkpoints ---------------*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//-*-===//
+//
+// A Hugging Face model directory (config.json with a quantization_config,
+// or AutoGPTQ's quantize_config.json / AutoAWQ's quant_config.json, plus one
+// .safetensors file or an index set), or one safetensors file read with a
+// scheme named on the command line, seen as quantized weights of the Quant
+// layer: each quantized linear layer's packed tensors (GPTQ's qweight,
+// qzeros, scales, g_idx; AWQ's GEMM qweight, qzeros, scales) become one
+// quant::QuantizedWeight of logical shape [out_features, in_features] named
+// MODULE.weight; every other tensor passes through. docs/quant.md section 8
+// gives each scheme's layout, with the reference code it comes from.
+//
+// Nothing is unpacked when a model is opened beyond what checks the
+// tensors' shapes and the zero points' format; unpackHfRows turns a run of
+// output rows into codes, scales and zero points, one row-major
+// quant::GroupQuantSource, for the repacking and dequantizing writers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMPACK_FORMATS_HFQUANT_H
+#define VMPACK_FORMATS_HFQUANT_H
+
+#include "vmpack/Formats/WeightFile.h"
+#include "vmpack/Quant/Dequantize.h"
+#include "vmpack/Quant/GgmlPlanar.h"
+#include "vmpack/Quant/QuantizedWeight.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vmpack::formats {
+
+enum class HfQuantMethod : uint8_t { Gptq, Awq };
+
+/// "gptq", "awq".
+const char *hfQuantMethodName(HfQuantMethod method);
+
+/// The facts of a quantization_config that the layout depends on.
+struct HfQuantConfig {
+  HfQuantMethod method = HfQuantMethod::Gptq;
+  unsigned bits = 4;
+  /// Elements of `in` per group; -1: one group per output row (GPTQ's
+  /// group_size -1).
+  int64_t groupSize = 128;
+  /// GPTQ: symmetric (zero points all 2^(bits-1)). AWQ: !zero_point.
+  bool sym = true;
+  /// GPTQ act-order: g_idx is not i / groupSize.
+  bool descAct = false;
+  /// GPTQ: "gptq" (zero points stored minus one) or "gptq_v2"; empty when
+  /// the config does not say (then the data decides).
+  std::string checkpointFormat;
+  /// Where the config came from, for messages.
+  std::string where;
+};
+
+/// Parses a config.json (its "quantization_config" object), a
+/// quantize_config.json (AutoGPTQ, GPTQModel) or a quant_config.json
+/// (AutoAWQ: w_bit, q_group_size, zero_point, version). Format errors name
+/// `where` and the field; an unknown quant_method, checkpoint_format or AWQ
+/// version, bits other than 2, 3, 4, 8 (4 for AWQ) or a group size that is
+/// neither -1 nor positive are refused. Returns nullopt when the JSON is
+/// valid and has no quantization config at all.
+StatusOr<std::optional<HfQuantConfig>>
+parseHfQuantConfig(const uint8_t *data, size_t size, const std::string &where);
+
+/// The config --scheme=NAME stands for, for a safetensors file without
+/// one: "gptq" (v1 zero points), "gptq_v2" or "awq"; bits and group size
+/// are then read from the tensors' shapes. Nullopt for another name.
+std::optional<HfQuantConfig> hfQuantConfigForScheme(std::string_view name);
+
+/// One quantized linear layer.
+struct HfQuantLinear {
+  /// MODULE.weight, [out, in], axis 1; groupIndex holds g_idx when it is
+  /// not i / groupSize.
+  quant::QuantizedWeight weight;
+  HfQuantMethod method = HfQuantMethod::Gptq;
+  unsigned bits = 4;
+  /// Elements per group along `in` (in, for GPTQ's -1).
+  uint64_t groupSize = 0;
+  int64_t out = 0, in = 0;
+  /// GPTQ v1: a stored zero point is the zero point minus one.
+  bool zerosMinusOne = false;
+  /// Every zero point is 2^(bits-1) (or there are none: AWQ without zero
+  /// points), found from the data.
+  bool symmetric = false;
+  /// The stored tensors (MODULE.qweight, ...); gIdx.data is null when
+  /// there is no g_idx.
+  TensorSource qweight, qzeros, scales, gIdx;
+  /// "f16", "bf16" or "f32": the scales' type.
+  std::string scaleType;
+
+  /// The largest run of consecutive `in` positions that always shares one
+  /// group and divides both `in` and `multipleOf`'s multiples: groupSize
+  /// without act-order; with it, `multipleOf` if g_idx is constant on
+  /// every aligned run of that many, else 1.
+  uint64_t uniformRun(uint64_t multipleOf) const;
+};
+
+/// An opened checkpoint: the quantized linears and the other tensors, in
+/// the order of the files (a linear where its qweight is).
+struct HfQuantModel {
+  HfQuantConfig config;
+  /// The model directory, or empty for a lone file.
+  std::string directory;
+  std::vector<std::unique_ptr<WeightFile>> files;
+  struct Entry {
+    /// Index into linears, or -1: others[otherIndex].
+    int64_t linear = -1;
+    size_t other = 0;
+  };
+  std::vector<Entry> order;
+  std::vector<HfQuantLinear> linears;
+  std::vector<TensorSource> others;
+  /// Metadata of the files, merged as they are.
+  StringMetadata metadata;
+  /// What the reader noticed and the caller should show (a zero-point
+  /// format found from the data).
+  std::vector<std::string> warnings;
+};
+
+/// Whether `path` is a directory holding config.json,
+/// quantize_config.json or quant_config.json.
+bool isHfModelDirectory(const std::string &path);
+
+/// Opens a model directory (its model.safetensors.index.json set, or its
+/// one .safetensors file), or one safetensors file or index with
+/// `scheme` (hfQuantConfigForScheme). Checks every quantized linear: each
+/// tensor present with its dtype and shape, the group size dividing `in`,
+/// g_idx in range, the zero points' format (v1 or v2, from the data when
+/// the config does not say, with a warning when it contradicts the data).
+/// Errors name the file and the tensor.
+StatusOr<std::unique_ptr<HfQuantModel>>
+openHfQuantModel(const std::string &path,
+                 const std::optional<std::string> &scheme = std::nullopt);
+
+/// Rows [first, first + count) of `linear`, unpacked: one code per byte,
+/// one true zero point per byte, scales as stored, `run` positions of `in`
+/// per group (run from uniformRun; in % run == 0).
+struct HfRows {
+  std::vector<uint8_t> codes, zeros, scales;
+  quant::GroupQuantSource source;
+};
+Status unpackHfRows(const HfQuantLinear &linear, int64_t first, int64_t count,
+                    uint64_t run, HfRows &rows);
+
+/// The ggml block type `linear` is written as: `requested`, or by default
+/// Q4_0 for symmetric 4-bit codes, Q8_0 for symmetric 8-bit codes, Q4_1
+/// for asymmetric 4-bit codes. Every block is built and compared with the
+/// checkpoint's values (quant::repackToGgml, in chunks of rows) first; a
+/// Format error names the tensor and the reason when a value would change:
+/// a zero point that is not 2^(bits-1) for a symmetric type, act-order
+/// groups that are not runs of 32, a minimum -s*z that float16 cannot
+/// hold, no ggml type for the width.
+StatusOr<uint32_t> hfGgmlTarget(const HfQuantLinear &linear,
+                                std::optional<uint32_t> requested);
+
+/// `linear` as a tensor of ggml blocks of `ggmlType` (checked with
+/// hfGgmlTarget), built row by row while a writer asks for its bytes.
+/// `linear` must outlive the result.
+StatusOr<TensorSource> hfLinearAsGgml(const HfQuantLinear &linear,
+                                      uint32_t ggmlType);
+
+/// `linear`'s values, (q - z) * s in float32 (exact: an f16 scale times an
+/// integer of at most 9 bits), as f32, f16 or bf16 (rounded once from
+/// float32), computed while a writer asks for them.
+StatusOr<TensorSource> hfLinearAsFloats(const HfQuantLinear &linear,
+                                        quant::FloatType to);
+
+/// The tensors `linear` is stored as, unchanged (qweight, qzeros, scales,
+/// g_idx when present).
+std::vector<TensorSource> hfLinearStored(const HfQuantLinear &linear);
+
+/// A line for tools: "gptq 4-bit, groups of 128, v1 zero points,
+/// symmetric, act-order".
+std::string describeHfLinear(const HfQuantLinear &linear);
+
+} // namespace vmpack::formats
+
+#endif // VMPACK_FORMATS_HFQUANT_H

@@ -1,0 +1,915 @@
+//===- HfQuant.cpp - Hugging Face quantized checkpoints -------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The layouts (docs/quant.md section 8) come from the packers of AutoGPTQ
+// (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py, pack()), GPTQModel
+// (gptqmodel/utils/model.py, convert_gptq_v1_to_v2_format) and AutoAWQ
+// (awq/modules/linear/gemm.py, WQLinear_GEMM.from_linear); the code here is
+// vmpack's own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/Formats/HfQuant.h"
+
+#include "BoundedJson.h"
+#include "vmpack/Formats/Shards.h"
+#include "vmpack/Formats/TypeTable.h"
+#include "vmpack/Quant/GgmlTypes.h"
+
+#include <algorithm>
+#include <cstring>
+#include <dirent.h>
+#include <map>
+#include <sys/stat.h>
+
+using namespace vmpack;
+using namespace vmpack::formats;
+using json = nlohmann::json;
+
+const char *vmpack::formats::hfQuantMethodName(HfQuantMethod method) {
+  switch (method) {
+  case HfQuantMethod::Gptq:
+    return "gptq";
+  case HfQuantMethod::Awq:
+    return "awq";
+  }
+  return "?";
+}
+
+namespace {
+
+Status configError(const std::string &where, const std::string &what) {
+  return Status::formatError("'" + where + "': " + what);
+}
+
+/// An integer field, or nullopt when absent; a field of another type is an
+/// error.
+StatusOr<std::optional<int64_t>> intField(const json &o, const char *key,
+                                          const std::string &where) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null())
+    return std::optional<int64_t>();
+  if (!it->is_number_integer())
+    return configError(where, std::string("\"") + key +
+                                  "\" is not an integer: " + it->dump());
+  return std::optional<int64_t>(it->get<int64_t>());
+}
+
+StatusOr<std::optional<bool>> boolField(const json &o, const char *key,
+                                        const std::string &where) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null())
+    return std::optional<bool>();
+  if (!it->is_boolean())
+    return configError(where, std::string("\"") + key +
+                                  "\" is not true or false: " + it->dump());
+  return std::optional<bool>(it->get<bool>());
+}
+
+StatusOr<std::optional<std::string>> stringField(const json &o, const char *key,
+                                                 const std::string &where) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null())
+    return std::optional<std::string>();
+  if (!it->is_string())
+    return configError(where, std::string("\"") + key +
+                                  "\" is not a string: " + it->dump());
+  return std::optional<std::string>(it->get<std::string>());
+}
+
+std::string lower(std::string s) {
+  for (char &c : s)
+    c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// The fields of one quantization config object.
+StatusOr<HfQuantConfig> parseConfigObject(const json &q,
+                                          const std::string &where) {
+  HfQuantConfig c;
+  c.where = where;
+  auto method = stringField(q, "quant_method", where);
+  if (!method)
+    return method.status();
+  // AutoAWQ's quant_config.json names no method but has w_bit.
+  std::string m = *method ? lower(**method)
+                  : q.contains("w_bit") || q.contains("q_group_size") ? "awq"
+                                                                      : "gptq";
+  if (m == "gptq")
+    c.method = HfQuantMethod::Gptq;
+  else if (m == "awq")
+    c.method = HfQuantMethod::Awq;
+  else
+    return Status::unsupported(
+        "'" + where + "': quant_method \"" + m +
+        "\" is not a scheme vmpack reads (gptq and awq are)");
+  bool awq = c.method == HfQuantMethod::Awq;
+  auto bits = intField(q, awq && q.contains("w_bit") ? "w_bit" : "bits", where);
+  if (!bits)
+    return bits.status();
+  if (!*bits)
+    return configError(where, "the quantization config has no \"bits\"");
+  int64_t b = **bits;
+  if (awq ? b != 4 : (b != 2 && b != 3 && b != 4 && b != 8))
+    return configError(where,
+                       "bits " + std::to_string(b) + " is not one " +
+                           hfQuantMethodName(c.method) +
+                           (awq ? " packs (4 is)" : " packs (2, 3, 4, 8)"));
+  c.bits = unsigned(b);
+  auto group = intField(
+      q, awq && q.contains("q_group_size") ? "q_group_size" : "group_size",
+      where);
+  if (!group)
+    return group.status();
+  c.groupSize = group->value_or(128);
+  if (c.groupSize == 0 || c.groupSize < -1)
+    return configError(where, "group_size " + std::to_string(c.groupSize) +
+                                  " is neither -1 nor positive");
+  if (awq) {
+    auto zp = boolField(q, "zero_point", where);
+    if (!zp)
+      return zp.status();
+    c.sym = !zp->value_or(true);
+    auto version = stringField(q, "version", where);
+    if (!version)
+      return version.status();
+    if (*version && lower(**version) != "gemm")
+      return Status::unsupported(
+          "'" + where + "': AWQ version \"" + **version +
+          "\" is not read (its packing differs from GEMM's, the one vmpack "
+          "reads)");
+    return c;
+  }
+  auto sym = boolField(q, "sym", where);
+  if (!sym)
+    return sym.status();
+  c.sym = sym->value_or(true);
+  auto desc = boolField(q, "desc_act", where);
+  if (!desc)
+    return desc.status();
+  c.descAct = desc->value_or(false);
+  auto format = stringField(q, "checkpoint_format", where);
+  if (!format)
+    return format.status();
+  if (*format) {
+    if (**format != "gptq" && **format != "gptq_v2")
+      return Status::unsupported(
+          "'" + where + "': checkpoint_format \"" + **format +
+          "\" is not one vmpack reads (gptq and gptq_v2 are)");
+    c.checkpointFormat = **format;
+  }
+  return c;
+}
+
+} // namespace
+
+StatusOr<std::optional<HfQuantConfig>>
+vmpack::formats::parseHfQuantConfig(const uint8_t *data, size_t size,
+                                    const std::string &where) {
+  StatusOr<json> parsed = parseBoundedJson(data, size, 64, "'" + where + "'");
+  if (!parsed)
+    return parsed.status();
+  const json &root = *parsed;
+  if (!root.is_object())
+    return configError(where, "is not a JSON object");
+  const json *q = &root;
+  auto it = root.find("quantization_config");
+  if (it != root.end()) {
+    if (!it->is_object())
+      return configError(where, "\"quantization_config\" is not an object");
+    q = &*it;
+  } else if (!root.contains("bits") && !root.contains("w_bit")) {
+    return std::optional<HfQuantConfig>();
+  }
+  StatusOr<HfQuantConfig> c = parseConfigObject(*q, where);
+  if (!c)
+    return c.status();
+  return std::optional<HfQuantConfig>(std::move(*c));
+}
+
+std::optional<HfQuantConfig>
+vmpack::formats::hfQuantConfigForScheme(std::string_view name) {
+  HfQuantConfig c;
+  c.where = "--scheme=" + std::string(name);
+  c.bits = 0; // from the tensors
+  c.groupSize = 0;
+  if (name == "gptq" || name == "gptq_v2") {
+    c.method = HfQuantMethod::Gptq;
+    c.checkpointFormat = std::string(name);
+    c.sym = false; // the data decides
+    return c;
+  }
+  if (name == "awq") {
+    c.method = HfQuantMethod::Awq;
+    c.sym = false;
+    return c;
+  }
+  return std::nullopt;
+}
+
+// --- Opening a model
+// -----------------------------------------------------------
+
+namespace {
+
+bool isFile(const std::string &p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+bool isDir(const std::string &p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *const kConfigNames[] = {"config.json", "quantize_config.json",
+                                    "quant_config.json"};
+
+std::string joinPath(const std::string &dir, const std::string &name) {
+  return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+uint32_t loadU32(const uint8_t *p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+/// Element `e` (bits wide) of a little-endian bit stream in 32-bit words.
+uint32_t streamCode(const uint8_t *words, uint64_t e, unsigned bits) {
+  uint64_t bit = e * bits;
+  uint64_t w = bit >> 5;
+  unsigned s = unsigned(bit & 31);
+  uint64_t v = loadU32(words + w * 4) >> s;
+  if (s + bits > 32)
+    v |= uint64_t(loadU32(words + (w + 1) * 4)) << (32 - s);
+  return uint32_t(v & ((1u << bits) - 1));
+}
+
+/// AWQ GEMM's order: nibble k of a word holds column kAwqOrder[k] of its 8;
+/// column j is in nibble kAwqNibble[j].
+constexpr unsigned kAwqNibble[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string dtypeText(const TensorInfo &t) {
+  const char *d = toSafetensorsDtype(t.elementType);
+  return d ? d : toString(t.elementType);
+}
+
+/// Whether `t` is stored as the safetensors dtype `dtype`.
+bool isType(const TensorInfo &t, const char *dtype) {
+  return !t.isOpaque() && t.elementType == *fromSafetensorsDtype(dtype);
+}
+
+/// The stored zero point of group g, row r.
+uint32_t storedZero(const HfQuantLinear &l, uint64_t g, uint64_t r) {
+  if (l.method == HfQuantMethod::Gptq)
+    return streamCode(l.qzeros.data + g * (uint64_t(l.out) * l.bits / 8), r,
+                      l.bits);
+  uint32_t w = loadU32(l.qzeros.data + (g * (l.out / 8) + r / 8) * 4);
+  return (w >> (4 * kAwqNibble[r % 8])) & 15;
+}
+
+Status checkLinear(HfQuantLinear &l, const HfQuantConfig &config,
+                   std::vector<std::string> &warnings) {
+  const std::string module =
+      l.weight.name.substr(0, l.weight.name.size() - std::strlen(".weight"));
+  auto bad = [&](const TensorSource &t, const std::string &why) {
+    return Status::formatError("tensor " + quoteName(t.info.name) + ": " + why);
+  };
+  const TensorInfo &qw = l.qweight.info;
+  if (!isType(qw, "I32") || qw.shape.size() != 2)
+    return bad(l.qweight, "a " + std::string(hfQuantMethodName(l.method)) +
+                              " qweight is a 2-D I32 tensor, not " +
+                              dtypeText(qw) + " " + shapeText(qw.shape));
+  if (!l.scales.data)
+    return Status::formatError("tensor " + quoteName(module + ".scales") +
+                               " is missing (the scales of " +
+                               quoteName(qw.name) + ")");
+  if (!l.qzeros.data)
+    return Status::formatError("tensor " + quoteName(module + ".qzeros") +
+                               " is missing (the zero points of " +
+                               quoteName(qw.name) + ")");
+  const TensorInfo &sc = l.scales.info;
+  if (isType(sc, "F16"))
+    l.scaleType = "f16";
+  else if (isType(sc, "BF16"))
+    l.scaleType = "bf16";
+  else if (isType(sc, "F32"))
+    l.scaleType = "f32";
+  else
+    return bad(l.scales, "scales are F16, BF16 or F32, not " + dtypeText(sc));
+  if (sc.shape.size() != 2 || sc.shape[0] <= 0 || sc.shape[1] <= 0)
+    return bad(l.scales, "scales are 2-D [groups, out_features], not " +
+                             shapeText(sc.shape));
+  const TensorInfo &qz = l.qzeros.info;
+  if (!isType(qz, "I32") || qz.shape.size() != 2)
+    return bad(l.qzeros, "qzeros is a 2-D I32 tensor, not " + dtypeText(qz) +
+                             " " + shapeText(qz.shape));
+  int64_t groups = sc.shape[0];
+  l.out = sc.shape[1];
+  if (l.method == HfQuantMethod::Gptq) {
+    // bits from qzeros [groups, out * bits / 32], in from qweight
+    // [in * bits / 32, out].
+    if (qw.shape[1] != l.out)
+      return bad(l.qweight, "shape " + shapeText(qw.shape) + " has " +
+                                std::to_string(qw.shape[1]) +
+                                " columns, but the scales have " +
+                                std::to_string(l.out) + " output features");
+    if (qz.shape[1] * 32 % l.out != 0)
+      return bad(l.qzeros, "shape " + shapeText(qz.shape) +
+                               " packs no whole number of bits for " +
+                               std::to_string(l.out) + " output features");
+    unsigned bits = unsigned(qz.shape[1] * 32 / l.out);
+    if (bits != 2 && bits != 3 && bits != 4 && bits != 8)
+      return bad(l.qzeros, "shape " + shapeText(qz.shape) + " packs " +
+                               std::to_string(bits) + "-bit zero points for " +
+                               std::to_string(l.out) +
+                               " output features; GPTQ packs 2, 3, 4 or 8");
+    if (config.bits && bits != config.bits)
+      return bad(l.qzeros, "shape " + shapeText(qz.shape) + " packs " +
+                               std::to_string(bits) +
+                               "-bit zero points, but '" + config.where +
+                               "' says bits " + std::to_string(config.bits));
+    l.bits = bits;
+    if (qz.shape[0] != groups)
+      return bad(l.qzeros, "shape " + shapeText(qz.shape) + " has " +
+                               std::to_string(qz.shape[0]) +
+                               " groups, the scales " + std::to_string(groups));
+    l.in = qw.shape[0] * 32 / bits;
+    if (qw.shape[0] * 32 % bits != 0 || l.in <= 0)
+      return bad(l.qweight, "shape " + shapeText(qw.shape) +
+                                " holds no whole number of " +
+                                std::to_string(bits) + "-bit codes per column");
+  } else {
+    l.bits = 4;
+    if (qw.shape[1] * 8 != l.out)
+      return bad(l.qweight, "shape " + shapeText(qw.shape) +
+                                " packs 8 codes per word for " +
+                                std::to_string(qw.shape[1] * 8) +
+                                " output features, but the scales have " +
+                                std::to_string(l.out));
+    if (qz.shape[0] != groups || qz.shape[1] * 8 != l.out)
+      return bad(l.qzeros, "shape " + shapeText(qz.shape) + " is not [" +
+                               std::to_string(groups) + ", " +
+                               std::to_string(l.out / 8) + "]");
+    l.in = qw.shape[0];
+  }
+  if (l.in % groups != 0)
+    return bad(l.scales, std::to_string(groups) + " groups do not divide " +
+                             std::to_string(l.in) + " input features");
+  l.groupSize = uint64_t(l.in / groups);
+  int64_t want = config.groupSize == -1 ? l.in : config.groupSize;
+  if (config.groupSize && uint64_t(want) != l.groupSize &&
+      !(l.gIdx.data && l.method == HfQuantMethod::Gptq))
+    return bad(l.scales, std::to_string(groups) + " groups of " +
+                             std::to_string(l.in) + " input features are " +
+                             std::to_string(l.groupSize) + " per group, but '" +
+                             config.where + "' says group_size " +
+                             std::to_string(config.groupSize));
+  if (config.groupSize && l.in % want != 0)
+    return bad(l.qweight, "group_size " + std::to_string(want) +
+                              " does not divide " + std::to_string(l.in) +
+                              " input features");
+  if (config.groupSize)
+    l.groupSize = uint64_t(want);
+  if (uint64_t(l.in) / l.groupSize != uint64_t(groups))
+    return bad(l.scales, "has " + std::to_string(groups) + " groups; " +
+                             std::to_string(l.in) +
+                             " input features in groups of " +
+                             std::to_string(l.groupSize) + " make " +
+                             std::to_string(uint64_t(l.in) / l.groupSize));
+
+  // g_idx: the group of every input feature.
+  if (l.gIdx.data) {
+    const TensorInfo &gi = l.gIdx.info;
+    if (!isType(gi, "I32") || gi.shape.size() != 1 || gi.shape[0] != l.in)
+      return bad(l.gIdx, "g_idx is I32 [" + std::to_string(l.in) + "], not " +
+                             dtypeText(gi) + " " + shapeText(gi.shape));
+    bool trivial = true;
+    std::vector<int32_t> idx(size_t(l.in));
+    for (int64_t i = 0; i < l.in; ++i) {
+      int32_t g = int32_t(loadU32(l.gIdx.data + 4 * i));
+      if (g < 0 || g >= groups)
+        return bad(l.gIdx, "g_idx[" + std::to_string(i) + "] is " +
+                               std::to_string(g) + ", outside 0.." +
+                               std::to_string(groups - 1));
+      idx[size_t(i)] = g;
+      trivial = trivial && uint64_t(g) == uint64_t(i) / l.groupSize;
+    }
+    if (!trivial)
+      l.weight.groupIndex = std::move(idx);
+  }
+
+  // The zero points' format: v1 stores zero - 1.
+  if (l.method == HfQuantMethod::Gptq) {
+    const uint32_t half = 1u << (l.bits - 1);
+    bool allHalf = true, allHalfMinusOne = true, anyAllOnes = false;
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t r = 0; r < l.out; ++r) {
+        uint32_t z = storedZero(l, uint64_t(g), uint64_t(r));
+        allHalf = allHalf && z == half;
+        allHalfMinusOne = allHalfMinusOne && z == half - 1;
+        anyAllOnes = anyAllOnes || z == (1u << l.bits) - 1;
+      }
+    const std::string &label = config.checkpointFormat;
+    std::string found = allHalf ? "gptq_v2" : allHalfMinusOne ? "gptq" : "";
+    std::string use = label;
+    if (!found.empty() && found != label) {
+      warnings.push_back(
+          "tensor " + quoteName(qz.name) + ": every stored zero point is " +
+          std::to_string(found == "gptq" ? half - 1 : half) + ", a symmetric " +
+          std::to_string(l.bits) + "-bit checkpoint in " +
+          (found == "gptq" ? "v1 (gptq, zero - 1)"
+                           : "v2 (gptq_v2, true zero)") +
+          " form; " +
+          (label.empty() ? "'" + config.where + "' names no checkpoint_format"
+                         : "'" + config.where + "' says checkpoint_format \"" +
+                               label + "\"") +
+          ", read as \"" + found + "\"");
+      use = found;
+    } else if (use.empty()) {
+      use = "gptq";
+      warnings.push_back("tensor " + quoteName(qz.name) +
+                         ": the zero points do not show their format and '" +
+                         config.where +
+                         "' names no checkpoint_format; read as \"gptq\" "
+                         "(v1, zero - 1), AutoGPTQ's default");
+    }
+    l.zerosMinusOne = use == "gptq";
+    if (l.zerosMinusOne && anyAllOnes && l.bits == 8)
+      return bad(l.qzeros,
+                 "a stored v1 zero point is 255, which stands for the zero "
+                 "point 256, outside 8-bit codes");
+    l.symmetric = allHalf || allHalfMinusOne
+                      ? (allHalf ? !l.zerosMinusOne : l.zerosMinusOne)
+                      : false;
+  } else {
+    bool allEight = true;
+    for (int64_t g = 0; g < groups && allEight; ++g)
+      for (int64_t r = 0; r < l.out && allEight; ++r)
+        allEight = storedZero(l, uint64_t(g), uint64_t(r)) == 8;
+    l.symmetric = allEight;
+  }
+
+  // The weight as the Quant layer describes it.
+  quant::QuantScheme &s = l.weight.scheme;
+  s.name = hfQuantMethodName(l.method);
+  s.codeType = "ui" + std::to_string(l.bits);
+  s.groupSize = l.groupSize;
+  s.scales = {{l.scaleType, l.groupSize}};
+  s.offsetKind = quant::OffsetKind::ZeroPoint;
+  s.offsets = {{"ui" + std::to_string(l.bits), l.groupSize}};
+  l.weight.shape = {l.out, l.in};
+  l.weight.axis = 1;
+  return Status::ok();
+}
+
+} // namespace
+
+uint64_t HfQuantLinear::uniformRun(uint64_t multipleOf) const {
+  if (weight.groupIndex.empty())
+    return groupSize;
+  if (multipleOf == 0 || uint64_t(in) % multipleOf != 0)
+    return 1;
+  for (uint64_t i = 0; i < uint64_t(in); i += multipleOf)
+    for (uint64_t j = 1; j < multipleOf; ++j)
+      if (weight.groupIndex[i + j] != weight.groupIndex[i])
+        return 1;
+  return multipleOf;
+}
+
+bool vmpack::formats::isHfModelDirectory(const std::string &path) {
+  if (!isDir(path))
+    return false;
+  for (const char *name : kConfigNames)
+    if (isFile(joinPath(path, name)))
+      return true;
+  return false;
+}
+
+StatusOr<std::unique_ptr<HfQuantModel>>
+vmpack::formats::openHfQuantModel(const std::string &path,
+                                  const std::optional<std::string> &scheme) {
+  auto model = std::make_unique<HfQuantModel>();
+  std::string weights = path;
+  std::optional<HfQuantConfig> config;
+  if (isDir(path)) {
+    model->directory = path;
+    for (const char *name : kConfigNames) {
+      std::string p = joinPath(path, name);
+      if (!isFile(p))
+        continue;
+      StatusOr<std::unique_ptr<archive::MappedFile>> map =
+          archive::MappedFile::open(p);
+      if (!map)
+        return map.status();
+      StatusOr<std::optional<HfQuantConfig>> c =
+          parseHfQuantConfig((*map)->data(), (*map)->size(), p);
+      if (!c)
+        return c.status();
+      if (*c) {
+        config = std::move(**c);
+        break;
+      }
+    }
+    // The weights: an index set, else the one .safetensors file.
+    std::vector<std::string> indexes, files;
+    if (DIR *d = ::opendir(path.c_str())) {
+      while (dirent *e = ::readdir(d)) {
+        std::string n = e->d_name;
+        auto ends = [&](const char *suffix) {
+          size_t k = std::strlen(suffix);
+          return n.size() > k && n.compare(n.size() - k, k, suffix) == 0;
+        };
+        if (ends(".safetensors.index.json"))
+          indexes.push_back(n);
+        else if (ends(".safetensors"))
+          files.push_back(n);
+      }
+      ::closedir(d);
+    }
+    std::sort(indexes.begin(), indexes.end());
+    std::sort(files.begin(), files.end());
+    if (indexes.size() > 1)
+      return Status::formatError(
+          "'" + path + "' holds " + std::to_string(indexes.size()) +
+          " safetensors index files ('" + indexes[0] + "', '" + indexes[1] +
+          "'); name the one to read");
+    if (indexes.size() == 1)
+      weights = joinPath(path, indexes[0]);
+    else if (files.size() == 1)
+      weights = joinPath(path, files[0]);
+    else
+      return Status::formatError(
+          "'" + path + "' holds " +
+          (files.empty() ? std::string("no .safetensors file")
+                         : std::to_string(files.size()) +
+                               " .safetensors files and no index") +
+          "; a model directory has one file or an index set");
+  }
+  if (scheme) {
+    std::optional<HfQuantConfig> named = hfQuantConfigForScheme(*scheme);
+    if (!named)
+      return Status::invalidArgument("--scheme=" + *scheme +
+                                     ": the schemes are gptq, gptq_v2 and awq");
+    if (!config)
+      config = std::move(*named);
+    else if (config->method != named->method)
+      return Status::invalidArgument("--scheme=" + *scheme + " contradicts '" +
+                                     config->where + "', which says " +
+                                     hfQuantMethodName(config->method));
+  }
+  if (!config)
+    return Status::formatError(
+        "'" + path + "': " +
+        (model->directory.empty()
+             ? std::string("a safetensors file carries no quantization "
+                           "config; name its scheme with --scheme=NAME")
+             : std::string("no config.json with a quantization_config, "
+                           "quantize_config.json or quant_config.json")));
+  model->config = *config;
+
+  StatusOr<std::vector<std::unique_ptr<WeightFile>>> set =
+      openWeightSet(weights, FileFormat::Safetensors);
+  if (!set)
+    return set.status();
+  model->files = std::move(*set);
+
+  // Every tensor by name; the linears are the modules with a qweight.
+  std::vector<TensorSource> all;
+  for (const std::unique_ptr<WeightFile> &f : model->files) {
+    for (TensorSource &s : f->sources())
+      all.push_back(std::move(s));
+    for (const auto &kv : f->stringMetadata)
+      model->metadata.push_back(kv);
+  }
+  std::map<std::string, size_t> byName;
+  for (size_t i = 0; i < all.size(); ++i)
+    byName.emplace(all[i].info.name, i);
+  std::vector<bool> used(all.size(), false);
+  const char *const suffixes[] = {".qweight", ".qzeros", ".scales", ".g_idx"};
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::string &n = all[i].info.name;
+    const size_t k = std::strlen(".qweight");
+    if (n.size() <= k || n.compare(n.size() - k, k, ".qweight") != 0)
+      continue;
+    std::string module = n.substr(0, n.size() - k);
+    HfQuantLinear l;
+    l.method = config->method;
+    l.weight.name = module + ".weight";
+    TensorSource *parts[] = {&l.qweight, &l.qzeros, &l.scales, &l.gIdx};
+    for (int p = 0; p < 4; ++p) {
+      auto it = byName.find(module + suffixes[p]);
+      if (it == byName.end())
+        continue;
+      *parts[p] = all[it->second];
+      used[it->second] = true;
+    }
+    if (byName.count(l.weight.name))
+      return Status::formatError("tensor " + quoteName(l.weight.name) +
+                                 " is stored beside " + quoteName(n) +
+                                 ", which stands for the same weight");
+    if (l.method == HfQuantMethod::Awq && l.gIdx.data)
+      return Status::formatError("tensor " + quoteName(module + ".g_idx") +
+                                 ": AWQ has no g_idx (is this GPTQ?)");
+    if (Status s = checkLinear(l, *config, model->warnings); !s)
+      return s;
+    model->linears.push_back(std::move(l));
+  }
+  // The others, and each linear where its first part is, in file order.
+  std::vector<HfQuantModel::Entry> order;
+  std::map<std::string, int64_t> linearOf;
+  for (size_t i = 0; i < model->linears.size(); ++i)
+    linearOf[model->linears[i].qweight.info.name] = int64_t(i);
+  for (size_t i = 0; i < all.size(); ++i) {
+    auto it = linearOf.find(all[i].info.name);
+    if (it != linearOf.end()) {
+      order.push_back({it->second, 0});
+      continue;
+    }
+    if (used[i])
+      continue;
+    const std::string &n = all[i].info.name;
+    for (const char *suffix : suffixes) {
+      size_t k = std::strlen(suffix);
+      if (n.size() > k && n.compare(n.size() - k, k, suffix) == 0)
+        return Status::formatError(
+            "tensor " + quoteName(n) + " has no " +
+            quoteName(n.substr(0, n.size() - k) + ".qweight") +
+            " (a quantized linear's packed codes) beside it");
+    }
+    order.push_back({-1, model->others.size()});
+    model->others.push_back(std::move(all[i]));
+  }
+  model->order = std::move(order);
+  return model;
+}
+
+// --- Unpacking
+// -----------------------------------------------------------------
+
+Status vmpack::formats::unpackHfRows(const HfQuantLinear &l, int64_t first,
+                                     int64_t count, uint64_t run,
+                                     HfRows &rows) {
+  if (first < 0 || count < 0 || first + count > l.out || run == 0 ||
+      uint64_t(l.in) % run != 0)
+    return Status::invalidArgument(
+        "unpackHfRows: rows " + std::to_string(first) + "+" +
+        std::to_string(count) + " of " + quoteName(l.weight.name) + ", run " +
+        std::to_string(run));
+  const uint64_t in = uint64_t(l.in), out = uint64_t(l.out);
+  const uint64_t units = in / run;
+  const unsigned sb = l.scaleType == "f32" ? 4 : 2;
+  rows.codes.resize(uint64_t(count) * in);
+  rows.zeros.resize(uint64_t(count) * units);
+  rows.scales.resize(uint64_t(count) * units * sb);
+  uint8_t *codes = rows.codes.data();
+  const uint8_t *qw = l.qweight.data;
+
+  if (l.method == HfQuantMethod::Gptq) {
+    // qweight [in * bits / 32, out]: column r is row r's codes as a bit
+    // stream. Tiles of 16 columns are gathered into rows (one cache line of
+    // each word row), then each row's stream is split into bytes.
+    const uint64_t words = in * l.bits / 32;
+    constexpr uint64_t kTile = 16;
+    std::vector<uint32_t> tile(kTile * words);
+    for (int64_t r0 = first; r0 < first + count; r0 += int64_t(kTile)) {
+      uint64_t t = std::min<uint64_t>(kTile, uint64_t(first + count - r0));
+      for (uint64_t w = 0; w < words; ++w) {
+        const uint8_t *src = qw + (w * out + uint64_t(r0)) * 4;
+        for (uint64_t j = 0; j < t; ++j)
+          tile[j * words + w] = loadU32(src + 4 * j);
+      }
+      for (uint64_t j = 0; j < t; ++j) {
+        const uint32_t *col = tile.data() + j * words;
+        uint8_t *dst = codes + (uint64_t(r0 - first) + j) * in;
+        if (l.bits == 3) {
+          for (uint64_t e = 0; e < in; ++e)
+            dst[e] = uint8_t(
+                streamCode(reinterpret_cast<const uint8_t *>(col), e, 3));
+          continue;
+        }
+        const unsigned per = 32 / l.bits, mask = (1u << l.bits) - 1;
+        for (uint64_t w = 0; w < words; ++w) {
+          uint32_t v = col[w];
+          for (unsigned k = 0; k < per; ++k, v >>= l.bits)
+            dst[w * per + k] = uint8_t(v & mask);
+        }
+      }
+    }
+  } else {
+    // AWQ qweight [in, out / 8]: row r's code at input i is nibble
+    // kAwqNibble[r % 8] of word (i, r / 8).
+    const uint64_t cols = out / 8;
+    for (uint64_t i0 = 0; i0 < in; i0 += 64) {
+      uint64_t i1 = std::min(in, i0 + 64);
+      for (int64_t r = first; r < first + count; ++r) {
+        const uint64_t c = uint64_t(r) / 8;
+        const unsigned shift = 4 * kAwqNibble[uint64_t(r) % 8];
+        uint8_t *dst = codes + uint64_t(r - first) * in;
+        for (uint64_t i = i0; i < i1; ++i)
+          dst[i] = uint8_t((loadU32(qw + (i * cols + c) * 4) >> shift) & 15);
+      }
+    }
+  }
+  // Scales and zero points of each run.
+  const uint8_t *sc = l.scales.data;
+  for (int64_t r = first; r < first + count; ++r)
+    for (uint64_t u = 0; u < units; ++u) {
+      uint64_t pos = u * run;
+      uint64_t g = l.weight.groupIndex.empty()
+                       ? pos / l.groupSize
+                       : uint64_t(l.weight.groupIndex[pos]);
+      uint64_t at = uint64_t(r - first) * units + u;
+      std::memcpy(rows.scales.data() + at * sb,
+                  sc + (g * out + uint64_t(r)) * sb, sb);
+      rows.zeros[at] =
+          uint8_t(storedZero(l, g, uint64_t(r)) + (l.zerosMinusOne ? 1 : 0));
+    }
+  quant::GroupQuantSource &s = rows.source;
+  s.name = l.weight.name;
+  s.shape = {count, l.in};
+  s.codeType = "ui8";
+  s.codes = rows.codes.data();
+  s.groupSize = run;
+  s.scaleType = l.scaleType;
+  s.scales = rows.scales.data();
+  s.offsetKind = quant::OffsetKind::ZeroPoint;
+  s.offsets = rows.zeros.data();
+  return Status::ok();
+}
+
+std::string vmpack::formats::describeHfLinear(const HfQuantLinear &l) {
+  std::string s = std::string(hfQuantMethodName(l.method)) + " " +
+                  std::to_string(l.bits) + "-bit, groups of " +
+                  std::to_string(l.groupSize) + ", " + l.scaleType + " scales";
+  if (l.method == HfQuantMethod::Gptq)
+    s += l.zerosMinusOne ? ", v1 zero points" : ", v2 zero points";
+  s += l.symmetric ? ", symmetric" : ", asymmetric";
+  if (!l.weight.groupIndex.empty())
+    s += ", act-order";
+  return s;
+}
+
+// --- Writing
+// -------------------------------------------------------------------
+
+namespace {
+
+/// Rows [r0, r1) of the output that bytes [first, first + n) fall in, for
+/// rows of `rowBytes` bytes.
+std::pair<int64_t, int64_t> rowsOf(uint64_t first, uint64_t n,
+                                   uint64_t rowBytes) {
+  return {int64_t(first / rowBytes),
+          int64_t((first + n + rowBytes - 1) / rowBytes)};
+}
+
+} // namespace
+
+StatusOr<uint32_t>
+vmpack::formats::hfGgmlTarget(const HfQuantLinear &l,
+                              std::optional<uint32_t> requested) {
+  auto refuse = [&](const std::string &why) {
+    return Status::formatError("tensor " + quoteName(l.weight.name) + " (" +
+                               describeHfLinear(l) + "): " + why);
+  };
+  uint32_t type =
+      requested.value_or(l.bits == 8 && l.symmetric   ? quant::kGgmlQ8_0
+                         : l.bits == 4 && l.symmetric ? quant::kGgmlQ4_0
+                         : l.bits == 4                ? quant::kGgmlQ4_1
+                                                      : 0);
+  if (type == 0)
+    return refuse(std::to_string(l.bits) + "-bit " +
+                  (l.symmetric ? "symmetric" : "asymmetric") +
+                  " codes have no exact ggml type (4-bit codes go to Q4_0 or "
+                  "Q4_1, symmetric 8-bit codes to Q8_0); --dequantize writes "
+                  "floats");
+  const char *name = quant::ggmlTypeTraits(type)->name;
+  uint64_t run = l.uniformRun(32);
+  if (run % 32 != 0)
+    return refuse(l.weight.groupIndex.empty()
+                      ? "groups of " + std::to_string(l.groupSize) +
+                            " do not fill whole 32-element " + name + " blocks"
+                      : std::string("its act-order groups (g_idx) are not "
+                                    "contiguous runs of 32, as ") +
+                            name + " blocks are");
+  if (type == quant::kGgmlQ4_0 || type == quant::kGgmlQ8_0 ||
+      type == quant::kGgmlQ5_0) {
+    unsigned tbits = type == quant::kGgmlQ8_0   ? 8
+                     : type == quant::kGgmlQ5_0 ? 5
+                                                : 4;
+    if (l.bits > tbits)
+      return refuse(std::to_string(l.bits) + "-bit codes do not fit in " +
+                    name);
+    if (!l.symmetric)
+      return refuse(std::string("a zero point is not ") +
+                    std::to_string(1u << (l.bits - 1)) + ", and " + name +
+                    " is symmetric");
+  }
+  if (type != quant::kGgmlQ4_0 && type != quant::kGgmlQ8_0 &&
+      type != quant::kGgmlQ4_1 && type != quant::kGgmlQ5_1 &&
+      type != quant::kGgmlQ5_0)
+    return refuse(std::string("exact repacking into ") + name +
+                  " is not supported (Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 are)");
+  // Every block is built and compared, element by element, before a byte
+  // is written; the writer builds them again.
+  const uint64_t rowBlocks = uint64_t(l.in) / 32;
+  const uint64_t blockBytes = quant::ggmlTypeTraits(type)->typeSize;
+  const int64_t step = std::max<int64_t>(
+      1, int64_t((4u << 20) / std::max<uint64_t>(1, uint64_t(l.in))));
+  HfRows rows;
+  std::vector<uint8_t> blocks;
+  for (int64_t r = 0; r < l.out; r += step) {
+    int64_t n = std::min(step, l.out - r);
+    if (Status s = unpackHfRows(l, r, n, run, rows); !s)
+      return s;
+    blocks.resize(uint64_t(n) * rowBlocks * blockBytes);
+    if (Status s = quant::repackToGgml(type, rows.source, blocks.data()); !s)
+      return n == l.out ? s
+                        : Status::formatError(
+                              s.message() + " (rows " + std::to_string(r) +
+                              ".." + std::to_string(r + n - 1) +
+                              ", the element's row counted from " +
+                              std::to_string(r) + ")");
+  }
+  return type;
+}
+
+StatusOr<TensorSource> vmpack::formats::hfLinearAsGgml(const HfQuantLinear &l,
+                                                       uint32_t type) {
+  StatusOr<uint32_t> checked = hfGgmlTarget(l, type);
+  if (!checked)
+    return checked.status();
+  const quant::GgmlTypeTraits *t = quant::ggmlTypeTraits(type);
+  const uint64_t rowBytes = uint64_t(l.in) / 32 * t->typeSize;
+  const uint64_t run = l.uniformRun(32);
+  TensorSource out;
+  out.info.name = l.weight.name;
+  out.info.shape = {l.out, l.in};
+  out.info.ggmlBlockType = type;
+  out.info.encoding = Encoding::Byte;
+  out.info.elementType = *parseElementType("ui8");
+  out.info.length = rowBytes * uint64_t(l.out);
+  const HfQuantLinear *lp = &l;
+  out.produce = [lp, type, rowBytes, run](uint64_t first, uint64_t n,
+                                          uint8_t *dst) {
+    auto [r0, r1] = rowsOf(first, n, rowBytes);
+    HfRows rows;
+    std::vector<uint8_t> blocks(uint64_t(r1 - r0) * rowBytes);
+    // hfGgmlTarget checked every row: neither step can fail here.
+    (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
+    (void)quant::repackToGgml(type, rows.source, blocks.data());
+    std::memcpy(dst, blocks.data() + (first - uint64_t(r0) * rowBytes), n);
+  };
+  return out;
+}
+
+StatusOr<TensorSource> vmpack::formats::hfLinearAsFloats(const HfQuantLinear &l,
+                                                         quant::FloatType to) {
+  const unsigned fb = quant::floatTypeBytes(to);
+  const uint64_t rowBytes = uint64_t(l.in) * fb;
+  const uint64_t run = l.uniformRun(1);
+  TensorSource out;
+  out.info.name = l.weight.name;
+  out.info.shape = {l.out, l.in};
+  out.info.encoding = Encoding::Byte;
+  out.info.elementType = *parseElementType(quant::floatTypeName(to));
+  out.info.length = rowBytes * uint64_t(l.out);
+  const HfQuantLinear *lp = &l;
+  out.produce = [lp, to, fb, rowBytes, run](uint64_t first, uint64_t n,
+                                            uint8_t *dst) {
+    auto [r0, r1] = rowsOf(first, n, rowBytes);
+    HfRows rows;
+    (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
+    const uint64_t count = uint64_t(r1 - r0) * uint64_t(lp->in);
+    std::vector<float> values(count);
+    (void)quant::decodeGroupQuant(rows.source, values.data());
+    std::vector<uint8_t> bytes(count * fb);
+    for (uint64_t i = 0; i < count; ++i) {
+      if (to == quant::FloatType::F32) {
+        std::memcpy(bytes.data() + 4 * i, &values[i], 4);
+        continue;
+      }
+      uint16_t h = to == quant::FloatType::F16
+                       ? quant::floatToHalf(values[i])
+                       : quant::floatToBFloat16(values[i]);
+      std::memcpy(bytes.data() + 2 * i, &h, 2);
+    }
+    std::memcpy(dst, bytes.data() + (first - uint64_t(r0) * rowBytes), n);
+  };
+  return out;
+}
+
+std::vector<TensorSource>
+vmpack::formats::hfLinearStored(const HfQuantLinear &l) {
+  std::vector<TensorSource> out = {l.qweight, l.qzeros, l.scales};
+  if (l.gIdx.data)
+    out.push_back(l.gIdx);
+  return out;
+}

@@ -1,0 +1,467 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Hugging Face quantized checkpoints for vmpack-convert's tests, written by
+numpy implementations of each project's packer (independent of vmpack's
+C++; docs/quant.md section 8 cites the reference code):
+
+  hf_quant.py write DIR gptq BITS GROUP sym|asym v1|v2|none [act|runs] [SEED]
+  hf_quant.py write DIR awq 4 GROUP asym [SEED]
+      (with "coarse" anywhere: scales of 6 significant bits, so that an
+      asymmetric 4-bit weight has an exact Q4_1 form)
+      a model directory: config.json with the quantization_config,
+      model.safetensors with two quantized linears (q_proj, down_proj),
+      a bias and an embedding that pass through, and reference.npz with
+      every linear's values (q - z) * s in float32.
+  hf_quant.py floats DIR OUT.safetensors f32|f16|bf16
+      OUT's linear weights equal the reference (f16/bf16: rounded once,
+      to nearest even, from the float32), the other tensors DIR's bytes.
+  hf_quant.py gguf DIR OUT.gguf LIB
+      ggml (libggml-base.so through ctypes) reads OUT and decodes every
+      linear with its own dequantize_row_*; the values equal the reference.
+  hf_quant.py sweep VMPACK_CONVERT WORKDIR [LIB]
+      all of the above for every checkpoint of SWEEP.
+  hf_quant.py hostile DIR KIND
+      damages the GPTQ checkpoint DIR in one way (see hostile()).
+  hf_quant.py same DIR OUT.safetensors
+      every tensor of OUT has the bytes of DIR's tensor of the same name.
+"""
+
+import ctypes
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+
+MODULES = [("model.layers.0.self_attn.q_proj", 64, 256),
+           ("model.layers.0.mlp.down_proj", 96, 512)]
+
+
+# --- safetensors, by the format's README -------------------------------------
+
+DTYPES = {"F32": np.float32, "F16": np.float16, "I32": np.int32,
+          "BF16": np.uint16, "U8": np.uint8}
+
+
+def write_safetensors(path, tensors):
+    header, blobs, off = {}, [], 0
+    for name, (dtype, arr) in tensors.items():
+        b = np.ascontiguousarray(arr).tobytes()
+        header[name] = {"dtype": dtype, "shape": list(arr.shape),
+                        "data_offsets": [off, off + len(b)]}
+        blobs.append(b)
+        off += len(b)
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+def read_safetensors(path):
+    raw = open(path, "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    out = {}
+    for name, e in header.items():
+        if name == "__metadata__":
+            continue
+        a, b = e["data_offsets"]
+        out[name] = (e["dtype"], e["shape"], raw[8 + n + a:8 + n + b])
+    return out
+
+
+# --- GPTQ: AutoGPTQ's QuantLinear.pack (qlinear_cuda_old.py) -----------------
+
+def gptq_pack_rows(intweight, bits):
+    """intweight [K, N] uint32 -> [K * bits / 32, N]: 32 / bits codes of
+    consecutive rows per word, the first in the low bits; 3-bit codes in
+    words of 10, 10 + 1 split code, 10 (AutoGPTQ's loop)."""
+    k, n = intweight.shape
+    q = np.zeros((k * bits // 32, n), dtype=np.uint32)
+    if bits in (2, 4, 8):
+        per = 32 // bits
+        for row in range(q.shape[0]):
+            for j in range(per):
+                q[row] |= intweight[row * per + j] << np.uint32(bits * j)
+        return q
+    assert bits == 3
+    i = row = 0
+    while row < q.shape[0]:
+        for j in range(10):
+            q[row] |= intweight[i + j] << np.uint32(3 * j)
+        i += 10
+        q[row] |= intweight[i] << np.uint32(30)
+        row += 1
+        q[row] |= (intweight[i] >> np.uint32(2)) & np.uint32(1)
+        i += 1
+        for j in range(10):
+            q[row] |= intweight[i + j] << np.uint32(3 * j + 1)
+        i += 10
+        q[row] |= intweight[i] << np.uint32(31)
+        row += 1
+        q[row] |= (intweight[i] >> np.uint32(1)) & np.uint32(3)
+        i += 1
+        for j in range(10):
+            q[row] |= intweight[i + j] << np.uint32(3 * j + 2)
+        i += 10
+        row += 1
+    return q
+
+
+def coarse(scales):
+    """Scales of at most 6 significant bits: then -z * s (z < 32) is exact
+    in float16, and an asymmetric 4-bit weight has an exact Q4_1 form."""
+    m, e = np.frexp(scales.astype(np.float32))
+    return np.ldexp(np.round(m * 64) / 64, e).astype(np.float16)
+
+
+COARSE = False
+
+
+def gptq_linear(rng, out_f, in_f, bits, group, sym, fmt, order):
+    maxq = (1 << bits) - 1
+    gsize = in_f if group == -1 else group
+    groups = in_f // gsize
+    if order == "act":
+        # desc_act: the columns are quantized in a permuted order, groups
+        # of gsize consecutive permuted columns (GPTQ's g_idx).
+        perm = rng.permutation(in_f)
+        g_idx = np.empty(in_f, dtype=np.int32)
+        g_idx[perm] = np.arange(in_f) // gsize
+    elif order == "runs":
+        # Act-order whose groups are whole permuted runs of 32 columns.
+        runs = rng.permutation(in_f // 32)
+        g_idx = np.repeat(runs * 32 // gsize, 32).astype(np.int32)
+    else:
+        g_idx = (np.arange(in_f) // gsize).astype(np.int32)
+    codes = rng.integers(0, maxq + 1, size=(out_f, in_f), dtype=np.uint32)
+    if sym:
+        zeros = np.full((groups, out_f), 1 << (bits - 1), dtype=np.uint32)
+    else:  # v1 stores zero - 1: a zero of 0 has no v1 form
+        low = 1 if fmt == "v1" else 0
+        zeros = rng.integers(low, maxq + 1, size=(groups, out_f),
+                             dtype=np.uint32)
+    scales = (rng.random((groups, out_f)) * 0.02 + 1e-3).astype(np.float16)
+    if COARSE:
+        scales = coarse(scales)
+    qweight = gptq_pack_rows(codes.T.copy(), bits)
+    stored = zeros - (1 if fmt == "v1" else 0)
+    qzeros = gptq_pack_rows(stored.T.copy(), bits).T.copy()
+    ref = ((codes.astype(np.int32) - zeros.T[:, g_idx].astype(np.int32))
+           .astype(np.float32) * scales.T[:, g_idx].astype(np.float32))
+    parts = {"qweight": ("I32", qweight.view(np.int32)),
+             "qzeros": ("I32", qzeros.view(np.int32)),
+             "scales": ("F16", scales)}
+    parts["g_idx"] = ("I32", g_idx)
+    return parts, ref.astype(np.float32)
+
+
+# --- AWQ: AutoAWQ's WQLinear_GEMM.from_linear (awq/modules/linear/gemm.py) ---
+
+AWQ_ORDER = [0, 2, 4, 6, 1, 3, 5, 7]
+
+
+def awq_pack_cols(intweight):
+    """[K, N] -> [K, N / 8]: word c holds columns 8c + AWQ_ORDER[i] in
+    nibble i."""
+    k, n = intweight.shape
+    q = np.zeros((k, n // 8), dtype=np.uint32)
+    for col in range(n // 8):
+        for i in range(8):
+            q[:, col] |= intweight[:, col * 8 + AWQ_ORDER[i]] << np.uint32(4 * i)
+    return q
+
+
+def awq_linear(rng, out_f, in_f, group):
+    groups = in_f // group
+    codes = rng.integers(0, 16, size=(in_f, out_f), dtype=np.uint32)
+    zeros = rng.integers(0, 16, size=(groups, out_f), dtype=np.uint32)
+    scales = (rng.random((groups, out_f)) * 0.02 + 1e-3).astype(np.float16)
+    if COARSE:
+        scales = coarse(scales)
+    g = np.arange(in_f) // group
+    ref = ((codes.astype(np.int32) - zeros[g].astype(np.int32))
+           .astype(np.float32) * scales[g].astype(np.float32)).T
+    return ({"qweight": ("I32", awq_pack_cols(codes).view(np.int32)),
+             "qzeros": ("I32", awq_pack_cols(zeros).view(np.int32)),
+             "scales": ("F16", scales)}, np.ascontiguousarray(ref))
+
+
+def write(args):
+    global COARSE
+    COARSE = "coarse" in args
+    args = [a for a in args if a != "coarse"]
+    d, method = args[0], args[1]
+    os.makedirs(d, exist_ok=True)
+    bits, group = int(args[2]), int(args[3])
+    sym = args[4] == "sym"
+    if method == "gptq":
+        fmt = args[5]
+        order = args[6] if len(args) > 6 and args[6] in ("act", "runs") else ""
+        seed = int(args[-1]) if args[-1].isdigit() else 1
+    else:
+        fmt, order = "", ""
+        seed = int(args[5]) if len(args) > 5 else 1
+    rng = np.random.default_rng(seed)
+    tensors, refs = {}, {}
+    tensors["model.embed_tokens.weight"] = (
+        "F16", rng.standard_normal((16, 64)).astype(np.float16))
+    for name, out_f, in_f in MODULES:
+        if method == "gptq":
+            parts, ref = gptq_linear(rng, out_f, in_f, bits, group, sym, fmt,
+                                     order)
+        else:
+            parts, ref = awq_linear(rng, out_f, in_f, group)
+        for k, v in parts.items():
+            tensors[name + "." + k] = v
+        tensors[name + ".bias"] = (
+            "F16", rng.standard_normal(out_f).astype(np.float16))
+        refs[name + ".weight"] = ref
+    write_safetensors(os.path.join(d, "model.safetensors"), tensors)
+    if method == "gptq":
+        q = {"quant_method": "gptq", "bits": bits, "group_size": group,
+             "desc_act": order != "", "sym": sym}
+        if fmt != "none":
+            q["checkpoint_format"] = "gptq" if fmt == "v1" else "gptq_v2"
+    else:
+        q = {"quant_method": "awq", "bits": 4, "group_size": group,
+             "zero_point": True, "version": "gemm"}
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump({"architectures": ["LlamaForCausalLM"],
+                   "quantization_config": q}, f, indent=2)
+    np.savez(os.path.join(d, "reference.npz"), **refs)
+
+
+def reference(d):
+    with np.load(os.path.join(d, "reference.npz")) as z:
+        return {k: z[k] for k in z.files}
+
+
+def to_bf16(x):
+    b = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    b = (b + 0x7FFF + ((b >> 16) & 1)) >> 16
+    return b.astype(np.uint16)
+
+
+def floats(d, out, dtype):
+    refs = reference(d)
+    got = read_safetensors(out)
+    src = read_safetensors(os.path.join(d, "model.safetensors"))
+    want_dtype = {"f32": "F32", "f16": "F16", "bf16": "BF16"}[dtype]
+    for name, ref in refs.items():
+        dt, shape, raw = got[name]
+        if dt != want_dtype or shape != list(ref.shape):
+            sys.exit("%s: %s %s, expected %s %s" % (name, dt, shape,
+                                                    want_dtype, list(ref.shape)))
+        want = (ref.tobytes() if dtype == "f32" else
+                ref.astype(np.float16).tobytes() if dtype == "f16" else
+                to_bf16(ref).tobytes())
+        if raw != want:
+            a = np.frombuffer(raw, np.uint8)
+            b = np.frombuffer(want, np.uint8)
+            e = int(np.nonzero(a != b)[0][0])
+            sys.exit("%s: byte %d differs from the reference" % (name, e))
+    passed = 0
+    for name, (dt, shape, raw) in src.items():
+        if name.endswith((".qweight", ".qzeros", ".scales", ".g_idx")):
+            if name in got:
+                sys.exit("%s: a packed part is still in %s" % (name, out))
+            continue
+        if got.get(name) != (dt, shape, raw):
+            sys.exit("%s: not passed through unchanged" % name)
+        passed += 1
+    print("%d linears equal the reference (%s), %d tensors passed through" %
+          (len(refs), dtype, passed))
+
+
+def same(d, out):
+    src = read_safetensors(os.path.join(d, "model.safetensors"))
+    got = read_safetensors(out)
+    if set(src) != set(got):
+        sys.exit("tensors differ: %s" % sorted(set(src) ^ set(got)))
+    for name in src:
+        if src[name] != got[name]:
+            sys.exit("%s: differs" % name)
+    print("%d tensors byte for byte" % len(src))
+
+
+class GgufParams(ctypes.Structure):
+    _fields_ = [("no_alloc", ctypes.c_bool), ("ctx", ctypes.c_void_p)]
+
+
+def gguf(d, out, lib_path):
+    lib = ctypes.CDLL(lib_path)
+    p, sz, i64 = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int64
+    for name, res, argt in [
+            ("gguf_init_from_file", p, [ctypes.c_char_p, GgufParams]),
+            ("gguf_get_n_tensors", i64, [p]),
+            ("gguf_get_tensor_name", ctypes.c_char_p, [p, i64]),
+            ("gguf_get_tensor_type", ctypes.c_int, [p, i64]),
+            ("gguf_get_tensor_offset", sz, [p, i64]),
+            ("gguf_get_tensor_size", sz, [p, i64]),
+            ("gguf_get_data_offset", sz, [p])]:
+        f = getattr(lib, name)
+        f.restype, f.argtypes = res, argt
+    names = {2: "q4_0", 3: "q4_1", 6: "q5_0", 7: "q5_1", 8: "q8_0"}
+    g = lib.gguf_init_from_file(out.encode(), GgufParams(True, None))
+    if not g:
+        sys.exit("ggml cannot read " + out)
+    raw = open(out, "rb").read()
+    base = lib.gguf_get_data_offset(g)
+    refs = reference(d)
+    seen = {}
+    for i in range(lib.gguf_get_n_tensors(g)):
+        name = lib.gguf_get_tensor_name(g, i).decode()
+        if name not in refs:
+            continue
+        t = lib.gguf_get_tensor_type(g, i)
+        if t not in names:
+            sys.exit("%s: ggml type %d" % (name, t))
+        ref = refs[name]
+        off = base + lib.gguf_get_tensor_offset(g, i)
+        size = lib.gguf_get_tensor_size(g, i)
+        blocks = ctypes.create_string_buffer(raw[off:off + size], size)
+        k = ref.size
+        vals = (ctypes.c_float * k)()
+        f = getattr(lib, "dequantize_row_" + names[t])
+        f.restype, f.argtypes = None, [p, p, i64]
+        f(blocks, vals, k)
+        got = np.frombuffer(bytes(vals), np.float32).reshape(ref.shape)
+        if got.tobytes() != ref.tobytes():
+            e = np.argwhere(got.view(np.uint32) != ref.view(np.uint32))[0]
+            sys.exit("%s%s: ggml %r, reference %r" % (name, list(e),
+                                                      got[tuple(e)],
+                                                      ref[tuple(e)]))
+        seen[name] = names[t].upper()
+    if set(seen) != set(refs):
+        sys.exit("missing from %s: %s" % (out, sorted(set(refs) - set(seen))))
+    print("%d linears decode in ggml to the reference: %s" %
+          (len(seen), ", ".join(sorted(set(seen.values())))))
+
+
+def hostile(d, kind):
+    """Damages the GPTQ checkpoint DIR (written by `write`) in one way."""
+    path = os.path.join(d, "model.safetensors")
+    t = {n: (dt, np.frombuffer(raw, DTYPES[dt]).reshape(shape))
+         for n, (dt, shape, raw) in read_safetensors(path).items()}
+    m = "model.layers.0.self_attn.q_proj."
+    cfg_path = os.path.join(d, "config.json")
+    cfg = json.load(open(cfg_path))
+    q = cfg["quantization_config"]
+    if kind == "no-qzeros":
+        del t[m + "qzeros"]
+    elif kind == "no-scales":
+        del t[m + "scales"]
+    elif kind == "scales-shape":
+        dt, a = t[m + "scales"]
+        t[m + "scales"] = (dt, a[:, :-8])
+    elif kind == "groups":  # 3 groups for 256 inputs
+        dt, a = t[m + "scales"]
+        t[m + "scales"] = (dt, np.concatenate([a, a[:1]]))
+        dt, a = t[m + "qzeros"]
+        t[m + "qzeros"] = (dt, np.concatenate([a, a[:1]]))
+        q["group_size"] = 96
+    elif kind == "g-idx":
+        dt, a = t[m + "g_idx"]
+        a = a.copy()
+        a[5] = 7
+        t[m + "g_idx"] = (dt, a)
+    elif kind == "format":
+        q["checkpoint_format"] = "marlin"
+    elif kind == "bits":
+        q["bits"] = 8
+    elif kind == "qweight-dtype":
+        dt, a = t[m + "qweight"]
+        t[m + "qweight"] = ("F32", a.view(np.float32))
+    elif kind == "orphan":
+        t["model.extra.qzeros"] = t[m + "qzeros"]
+    elif kind == "method":
+        q["quant_method"] = "hqq"
+    elif kind == "json":
+        open(cfg_path, "w").write('{"quantization_config": {"bits": 4,')
+        return
+    else:
+        sys.exit("unknown damage " + kind)
+    write_safetensors(path, t)
+    json.dump(cfg, open(cfg_path, "w"))
+
+
+# (checkpoint, the ggml type it becomes, or the refusal's words)
+SWEEP = [
+    ("gptq 4 128 sym v1", "Q4_0"), ("gptq 4 32 sym v2", "Q4_0"),
+    ("gptq 4 -1 sym v1", "Q4_0"), ("gptq 4 128 sym v2 runs", "Q4_0"),
+    ("gptq 4 32 sym v1 runs", "Q4_0"), ("gptq 8 128 sym v1", "Q8_0"),
+    ("gptq 8 32 sym v2", "Q8_0"), ("gptq 4 128 asym v1 coarse", "Q4_1"),
+    ("gptq 4 64 asym v2 runs coarse", "Q4_1"),
+    ("gptq 4 128 asym v2", "is not exact in float16"),
+    ("gptq 4 128 sym v1 act", "are not contiguous runs of 32"),
+    ("gptq 2 64 sym v1", "2-bit symmetric codes have no exact ggml type"),
+    ("gptq 3 128 sym v1", "3-bit symmetric codes have no exact ggml type"),
+    ("gptq 3 32 asym v2", "3-bit asymmetric codes have no exact ggml type"),
+    ("gptq 2 32 asym v1 act", "2-bit asymmetric codes"),
+    ("gptq 3 64 asym v1 act", "3-bit asymmetric codes"),
+    ("gptq 8 64 asym v2", "8-bit asymmetric codes"),
+    ("awq 4 128 asym", "is not exact in float16"),
+    ("awq 4 32 asym coarse", "Q4_1"), ("awq 4 64 asym coarse 7", "Q4_1"),
+]
+
+
+def sweep(convert, work, lib=None):
+    """Every SWEEP checkpoint: dequantized to f32, f16 and bf16 equal to
+    the reference; GGUF decoded by ggml (with LIB) equal to it, or refused
+    with the expected words; safetensors -> safetensors byte for byte."""
+    import subprocess
+
+    def run(*cmd):
+        return subprocess.run(list(cmd), capture_output=True, text=True)
+
+    for spec, expect in SWEEP:
+        d = os.path.join(work, spec.replace(" ", "_"))
+        write([d] + spec.split())
+        for dt in ("f32", "f16", "bf16"):
+            out = d + "." + dt + ".safetensors"
+            r = run(convert, "-q", d, "--dequantize=" + dt, "-o", out)
+            if r.returncode:
+                sys.exit("%s --dequantize=%s: %s" % (spec, dt, r.stderr))
+            floats(d, out, dt)
+        out = d + ".gguf"
+        r = run(convert, d, "-o", out)
+        if expect.startswith("Q"):
+            if r.returncode or ("exactly to " + expect) not in r.stdout:
+                sys.exit("%s: expected %s: %s%s" % (spec, expect, r.stdout,
+                                                    r.stderr))
+            if lib:
+                gguf(d, out, lib)
+        elif r.returncode != 1 or expect not in r.stderr or \
+                os.path.exists(out):
+            sys.exit("%s: expected a refusal with '%s': %s" %
+                     (spec, expect, r.stderr))
+        out = d + ".same.safetensors"
+        r = run(convert, "-q", d, "-o", out)
+        if r.returncode:
+            sys.exit("%s: %s" % (spec, r.stderr))
+        same(d, out)
+        print("ok:", spec, "->", expect,
+              "(ggml decodes it)" if lib and expect.startswith("Q") else "")
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "write":
+        write(args)
+    elif cmd == "floats":
+        floats(*args)
+    elif cmd == "gguf":
+        gguf(*args)
+    elif cmd == "sweep":
+        sweep(*args)
+    elif cmd == "hostile":
+        hostile(*args)
+    elif cmd == "same":
+        same(*args)
+    else:
+        sys.exit("unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    main()
