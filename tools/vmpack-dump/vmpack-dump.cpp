@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DumpHfModel.h"
 #include "DumpIrpa.h"
 #include "DumpMlir.h"
 #include "DumpOptions.h"
@@ -20,6 +21,7 @@
 #include "vmpack/Archive/ArchiveReader.h"
 #include "vmpack/Archive/Format.h"
 #include "vmpack/Archive/LoadedFile.h"
+#include "vmpack/Formats/HfQuant.h"
 #include "vmpack/Formats/IrpaFormat.h"
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/TypeTable.h"
@@ -374,6 +376,8 @@ int main(int argc, char **argv) {
               : options.load == "read" ? LoadMode::Read
                                        : LoadMode::Auto;
   load.threads = options.threads;
+  if (formats::isHfModelDirectory(options.modulePath))
+    return dumpHfModel(options);
   // safetensors and GGUF (and their sets) by name, then by content.
   std::optional<formats::FileFormat> named =
       formats::formatFromPath(options.modulePath);

@@ -1,0 +1,43 @@
+//===- HfQuantConfigFuzzer.cpp - Fuzz target: quantization configs -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Any byte string goes to parseHfQuantConfig as a config.json. What it
+// accepts must describe a layout vmpack reads: GPTQ with 2, 3, 4 or 8 bits
+// and a checkpoint_format of "", "gptq" or "gptq_v2", or AWQ with 4 bits; a
+// group size of -1 or more than 0. A refusal has a message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/Formats/HfQuant.h"
+
+#include <cstdlib>
+
+using namespace vmpack::formats;
+
+static void check(bool condition) {
+  if (!condition)
+    std::abort();
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  StatusOr<std::optional<HfQuantConfig>> c =
+      parseHfQuantConfig(data, size, "config.json");
+  if (!c) {
+    check(!c.status().message().empty());
+    return 0;
+  }
+  if (!*c)
+    return 0;
+  const HfQuantConfig &q = **c;
+  if (q.method == HfQuantMethod::Awq) {
+    check(q.bits == 4);
+    check(q.checkpointFormat.empty());
+  } else {
+    check(q.bits == 2 || q.bits == 3 || q.bits == 4 || q.bits == 8);
+    check(q.checkpointFormat.empty() || q.checkpointFormat == "gptq" ||
+          q.checkpointFormat == "gptq_v2");
+  }
+  check(q.groupSize == -1 || q.groupSize > 0);
+  check(q.where == "config.json");
+  return 0;
+}
