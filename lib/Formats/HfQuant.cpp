@@ -15,6 +15,7 @@
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/TypeTable.h"
 #include "vmpack/Quant/GgmlTypes.h"
+#include "vmpack/Quant/HfRepack.h"
 
 #include <algorithm>
 #include <cstring>
@@ -770,6 +771,18 @@ std::pair<int64_t, int64_t> rowsOf(uint64_t first, uint64_t n,
           int64_t((first + n + rowBytes - 1) / rowBytes)};
 }
 
+/// Whether `type` is written from `l` by quant::gptqToGgmlRows: symmetric
+/// GPTQ codes of Q4_0's or Q8_0's width in groups of whole blocks, f16
+/// scales, no act-order. Then each block holds the same codes and scale and
+/// decodes to the same float32 values, provided no scale is NaN or infinite.
+bool directGgml(const HfQuantLinear &l, uint32_t type) {
+  return l.method == HfQuantMethod::Gptq && l.symmetric &&
+         l.weight.groupIndex.empty() && l.groupSize % 32 == 0 &&
+         l.scaleType == "f16" &&
+         ((type == quant::kGgmlQ4_0 && l.bits == 4) ||
+          (type == quant::kGgmlQ8_0 && l.bits == 8));
+}
+
 } // namespace
 
 StatusOr<uint32_t>
@@ -817,6 +830,20 @@ vmpack::formats::hfGgmlTarget(const HfQuantLinear &l,
       type != quant::kGgmlQ5_0)
     return refuse(std::string("exact repacking into ") + name +
                   " is not supported (Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 are)");
+  if (directGgml(l, type)) {
+    const uint64_t n = l.scales.info.length / 2;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, l.scales.data + 2 * i, 2);
+      if ((h & 0x7C00) == 0x7C00)
+        return refuse("the scale of group " +
+                      std::to_string(i / uint64_t(l.out)) + ", output " +
+                      std::to_string(i % uint64_t(l.out)) + " is " +
+                      (h & 0x3FF ? "NaN" : "infinite") + ", which " + name +
+                      " forbids (ggml's validation refuses it)");
+    }
+    return type;
+  }
   // Every block is built and compared, element by element, before a byte
   // is written; the writer builds them again.
   const uint64_t rowBlocks = uint64_t(l.in) / 32;
@@ -857,11 +884,26 @@ StatusOr<TensorSource> vmpack::formats::hfLinearAsGgml(const HfQuantLinear &l,
   out.info.elementType = *parseElementType("ui8");
   out.info.length = rowBytes * uint64_t(l.out);
   const HfQuantLinear *lp = &l;
-  out.produce = [lp, type, rowBytes, run](uint64_t first, uint64_t n,
-                                          uint8_t *dst) {
+  const bool direct = directGgml(l, type);
+  out.produce = [lp, type, rowBytes, run, direct](uint64_t first, uint64_t n,
+                                                  uint8_t *dst) {
     auto [r0, r1] = rowsOf(first, n, rowBytes);
-    HfRows rows;
+    if (direct && first == uint64_t(r0) * rowBytes &&
+        first + n == uint64_t(r1) * rowBytes) {
+      quant::gptqToGgmlRows(lp->bits, lp->qweight.data, lp->scales.data,
+                            uint64_t(lp->in), uint64_t(lp->out), lp->groupSize,
+                            uint64_t(r0), uint64_t(r1 - r0), dst);
+      return;
+    }
     std::vector<uint8_t> blocks(uint64_t(r1 - r0) * rowBytes);
+    if (direct) {
+      quant::gptqToGgmlRows(lp->bits, lp->qweight.data, lp->scales.data,
+                            uint64_t(lp->in), uint64_t(lp->out), lp->groupSize,
+                            uint64_t(r0), uint64_t(r1 - r0), blocks.data());
+      std::memcpy(dst, blocks.data() + (first - uint64_t(r0) * rowBytes), n);
+      return;
+    }
+    HfRows rows;
     // hfGgmlTarget checked every row: neither step can fail here.
     (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
     (void)quant::repackToGgml(type, rows.source, blocks.data());

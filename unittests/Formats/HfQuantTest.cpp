@@ -1,0 +1,322 @@
+//===- HfQuantTest.cpp - GPTQ/AWQ unpacking and repack kernels ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Against slow obvious references written here: codes set bit by bit into
+// GPTQ's bit streams and AWQ's nibble order (docs/quant.md section 8),
+// unpackHfRows read back, the direct Q4_0/Q8_0 kernel against the Quant
+// layer's checked repackToGgml on the unpacked rows, the streaming tensors
+// asked for in ragged chunks against one whole request, and the AWQ <-> GPTQ
+// word kernels against element-by-element moves.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/Formats/HfQuant.h"
+#include "vmpack/Formats/TypeTable.h"
+#include "vmpack/Quant/GgmlDecode.h"
+#include "vmpack/Quant/GgmlTypes.h"
+#include "vmpack/Quant/HfRepack.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+using namespace vmpack;
+using namespace vmpack::formats;
+
+namespace {
+
+/// Sets code `v` (bits wide) at element e of a bit stream of 32-bit words.
+void setStream(std::vector<uint32_t> &words, uint64_t base, uint64_t e,
+               unsigned bits, uint32_t v) {
+  for (unsigned b = 0; b < bits; ++b) {
+    uint64_t bit = e * bits + b;
+    if (v >> b & 1)
+      words[base + bit / 32] |= 1u << (bit % 32);
+  }
+}
+
+constexpr unsigned kAwqOrder[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+
+struct Model {
+  int64_t out, in;
+  unsigned bits;
+  uint64_t group;
+  std::vector<uint8_t> codes, zeros; // [out][in], [groups][out] true zeros
+  std::vector<uint16_t> scales;      // [groups][out]
+  std::vector<uint32_t> qweight, qzeros;
+  HfQuantLinear linear;
+};
+
+TensorSource source(const char *name, const char *dtype,
+                    std::vector<int64_t> shape, const void *data,
+                    uint64_t length) {
+  TensorSource s;
+  s.info.name = name;
+  s.info.elementType = *fromSafetensorsDtype(dtype);
+  s.info.shape = std::move(shape);
+  s.info.length = length;
+  s.data = static_cast<const uint8_t *>(data);
+  return s;
+}
+
+void build(Model &m, HfQuantMethod method, bool sym, bool v1, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const uint64_t groups = uint64_t(m.in) / m.group;
+  const uint32_t maxq = (1u << m.bits) - 1;
+  m.codes.resize(uint64_t(m.out * m.in));
+  for (auto &c : m.codes)
+    c = uint8_t(rng() & maxq);
+  m.zeros.resize(groups * uint64_t(m.out));
+  for (auto &z : m.zeros)
+    z = uint8_t(sym ? 1u << (m.bits - 1) : 1 + rng() % maxq);
+  m.scales.resize(groups * uint64_t(m.out));
+  for (auto &s : m.scales)
+    s = uint16_t(0x1400 + rng() % 0x1000); // small positive normals
+  HfQuantLinear &l = m.linear;
+  l.method = method;
+  l.bits = m.bits;
+  l.groupSize = m.group;
+  l.out = m.out;
+  l.in = m.in;
+  l.scaleType = "f16";
+  l.weight.name = "m.weight";
+  l.zerosMinusOne = v1;
+  l.symmetric = sym;
+  if (method == HfQuantMethod::Gptq) {
+    const uint64_t words = uint64_t(m.in) * m.bits / 32;
+    m.qweight.assign(words * uint64_t(m.out), 0);
+    // Column o's stream: element e at word row e * bits / 32.
+    std::vector<uint32_t> col(words);
+    for (int64_t o = 0; o < m.out; ++o) {
+      std::fill(col.begin(), col.end(), 0);
+      for (int64_t i = 0; i < m.in; ++i)
+        setStream(col, 0, uint64_t(i), m.bits, m.codes[o * m.in + i]);
+      for (uint64_t w = 0; w < words; ++w)
+        m.qweight[w * uint64_t(m.out) + uint64_t(o)] = col[w];
+    }
+    const uint64_t zw = uint64_t(m.out) * m.bits / 32;
+    m.qzeros.assign(groups * zw, 0);
+    for (uint64_t g = 0; g < groups; ++g)
+      for (int64_t o = 0; o < m.out; ++o)
+        setStream(m.qzeros, g * zw, uint64_t(o), m.bits,
+                  m.zeros[g * uint64_t(m.out) + uint64_t(o)] - (v1 ? 1 : 0));
+    l.qweight = source("m.qweight", "I32", {int64_t(words), m.out},
+                       m.qweight.data(), m.qweight.size() * 4);
+    l.qzeros = source("m.qzeros", "I32", {int64_t(groups), int64_t(zw)},
+                      m.qzeros.data(), m.qzeros.size() * 4);
+  } else {
+    const uint64_t cols = uint64_t(m.out) / 8;
+    m.qweight.assign(uint64_t(m.in) * cols, 0);
+    for (int64_t i = 0; i < m.in; ++i)
+      for (uint64_t c = 0; c < cols; ++c)
+        for (unsigned k = 0; k < 8; ++k)
+          m.qweight[uint64_t(i) * cols + c] |=
+              uint32_t(m.codes[(8 * c + kAwqOrder[k]) * m.in + i]) << (4 * k);
+    m.qzeros.assign(groups * cols, 0);
+    for (uint64_t g = 0; g < groups; ++g)
+      for (uint64_t c = 0; c < cols; ++c)
+        for (unsigned k = 0; k < 8; ++k)
+          m.qzeros[g * cols + c] |=
+              uint32_t(m.zeros[g * m.out + 8 * c + kAwqOrder[k]]) << (4 * k);
+    l.qweight = source("m.qweight", "I32", {m.in, int64_t(cols)},
+                       m.qweight.data(), m.qweight.size() * 4);
+    l.qzeros = source("m.qzeros", "I32", {int64_t(groups), int64_t(cols)},
+                      m.qzeros.data(), m.qzeros.size() * 4);
+  }
+  l.scales = source("m.scales", "F16", {int64_t(groups), m.out},
+                    m.scales.data(), m.scales.size() * 2);
+}
+
+/// Every byte of `t`, asked for in chunks of the given sizes in turn.
+std::vector<uint8_t> produceAll(const TensorSource &t,
+                                const std::vector<uint64_t> &steps) {
+  std::vector<uint8_t> out(t.info.length);
+  uint64_t at = 0;
+  for (size_t k = 0; at < out.size(); ++k) {
+    uint64_t n = std::min<uint64_t>(steps[k % steps.size()], out.size() - at);
+    t.produce(at, n, out.data() + at);
+    at += n;
+  }
+  return out;
+}
+
+struct Case {
+  HfQuantMethod method;
+  unsigned bits;
+  uint64_t group;
+  bool sym, v1;
+};
+
+class HfQuantCases : public testing::TestWithParam<Case> {};
+
+TEST_P(HfQuantCases, UnpackedRowsAreTheCodesScalesAndZeros) {
+  const Case c = GetParam();
+  Model m{96, 256, c.bits, c.group, {}, {}, {}, {}, {}, {}};
+  build(m, c.method, c.sym, c.v1, 7 + c.bits);
+  HfRows rows;
+  for (int64_t first : {0, 5, 17}) {
+    const int64_t count = std::min<int64_t>(19, m.out - first);
+    ASSERT_TRUE(unpackHfRows(m.linear, first, count, m.group, rows));
+    ASSERT_EQ(rows.codes.size(), uint64_t(count * m.in));
+    const uint64_t units = uint64_t(m.in) / m.group;
+    for (int64_t r = 0; r < count; ++r) {
+      for (int64_t i = 0; i < m.in; ++i)
+        ASSERT_EQ(rows.codes[r * m.in + i], m.codes[(first + r) * m.in + i])
+            << "row " << first + r << " input " << i;
+      for (uint64_t g = 0; g < units; ++g) {
+        const uint64_t at = g * uint64_t(m.out) + uint64_t(first + r);
+        ASSERT_EQ(rows.zeros[r * units + g], m.zeros[at]);
+        uint16_t s;
+        std::memcpy(&s, rows.scales.data() + 2 * (r * units + g), 2);
+        ASSERT_EQ(s, m.scales[at]);
+      }
+    }
+  }
+}
+
+TEST_P(HfQuantCases, StreamedTensorsEqualOneRequestAndTheCheckedRepack) {
+  const Case c = GetParam();
+  Model m{96, 512, c.bits, c.group, {}, {}, {}, {}, {}, {}};
+  build(m, c.method, c.sym, c.v1, 3 + c.bits);
+  // Floats: each chunking gives the same bytes as one request, and those
+  // are (q - z) * s.
+  StatusOr<TensorSource> f = hfLinearAsFloats(m.linear, quant::FloatType::F32);
+  ASSERT_TRUE(f);
+  std::vector<uint8_t> whole = produceAll(*f, {f->info.length});
+  EXPECT_EQ(produceAll(*f, {1, 7, 4093, 100000}), whole);
+  for (int64_t o = 0; o < m.out; ++o)
+    for (int64_t i = 0; i < m.in; ++i) {
+      uint64_t g = uint64_t(i) / m.group;
+      float s = quant::ggmlHalfToFloat(m.scales[g * m.out + o]);
+      float want =
+          float(int(m.codes[o * m.in + i]) - int(m.zeros[g * m.out + o])) * s;
+      float got;
+      std::memcpy(&got, whole.data() + 4 * (o * m.in + i), 4);
+      uint32_t a, b;
+      std::memcpy(&a, &want, 4);
+      std::memcpy(&b, &got, 4);
+      ASSERT_EQ(a, b) << o << ", " << i;
+    }
+  // ggml blocks, where a type holds the codes exactly.
+  StatusOr<uint32_t> type = hfGgmlTarget(m.linear, std::nullopt);
+  if (!type) {
+    // No ggml type for the width, or (most asymmetric 4-bit weights) a
+    // minimum -z * s that float16 cannot hold.
+    const std::string &why = type.status().message();
+    if (c.bits == 4)
+      EXPECT_NE(why.find("is not exact in float16"), std::string::npos) << why;
+    else
+      EXPECT_NE(why.find("have no exact ggml type"), std::string::npos) << why;
+    EXPECT_FALSE(c.bits == 8 && c.sym) << why;
+    return;
+  }
+  StatusOr<TensorSource> blocks = hfLinearAsGgml(m.linear, *type);
+  ASSERT_TRUE(blocks);
+  std::vector<uint8_t> all = produceAll(*blocks, {blocks->info.length});
+  EXPECT_EQ(produceAll(*blocks, {3, 18 * 5 + 1, 65536}), all);
+  HfRows rows;
+  ASSERT_TRUE(unpackHfRows(m.linear, 0, m.out, m.group, rows));
+  std::vector<uint8_t> checked(all.size());
+  ASSERT_TRUE(quant::repackToGgml(*type, rows.source, checked.data()));
+  EXPECT_EQ(all, checked);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Schemes, HfQuantCases,
+    testing::Values(Case{HfQuantMethod::Gptq, 4, 128, true, true},
+                    Case{HfQuantMethod::Gptq, 4, 32, true, false},
+                    Case{HfQuantMethod::Gptq, 8, 64, true, true},
+                    Case{HfQuantMethod::Gptq, 8, 128, false, false},
+                    Case{HfQuantMethod::Gptq, 3, 32, false, true},
+                    Case{HfQuantMethod::Gptq, 3, 128, true, false},
+                    Case{HfQuantMethod::Gptq, 2, 64, false, false},
+                    Case{HfQuantMethod::Gptq, 4, 256, false, true},
+                    Case{HfQuantMethod::Awq, 4, 128, false, false},
+                    Case{HfQuantMethod::Awq, 4, 32, true, false}));
+
+TEST(HfRepack, AwqAndGptqWordsAreTheSameMatrix) {
+  const uint64_t k = 64, n = 48;
+  std::mt19937 rng(5);
+  std::vector<uint8_t> q(k * n);
+  for (auto &v : q)
+    v = uint8_t(rng() & 15);
+  std::vector<uint32_t> awq(k * n / 8, 0), gptq(k / 8 * n, 0);
+  for (uint64_t i = 0; i < k; ++i)
+    for (uint64_t c = 0; c < n / 8; ++c)
+      for (unsigned j = 0; j < 8; ++j)
+        awq[i * (n / 8) + c] |= uint32_t(q[i * n + 8 * c + kAwqOrder[j]])
+                                << (4 * j);
+  for (uint64_t w = 0; w < k / 8; ++w)
+    for (uint64_t o = 0; o < n; ++o)
+      for (unsigned r = 0; r < 8; ++r)
+        gptq[w * n + o] |= uint32_t(q[(8 * w + r) * n + o]) << (4 * r);
+  std::vector<uint32_t> got(gptq.size());
+  auto bytes = [](auto &v) { return reinterpret_cast<uint8_t *>(v.data()); };
+  // In two calls: word rows 0..2, then 3..7.
+  quant::awqToGptqWords(bytes(awq), n, 0, 3, bytes(got));
+  quant::awqToGptqWords(bytes(awq), n, 3, k / 8 - 3, bytes(got) + 3 * n * 4);
+  EXPECT_EQ(got, gptq);
+  std::vector<uint32_t> back(awq.size());
+  quant::gptqToAwqWords(bytes(gptq), n, 0, 16, bytes(back));
+  quant::gptqToAwqWords(bytes(gptq), n, 16, k - 16,
+                        bytes(back) + 16 * (n / 8) * 4);
+  EXPECT_EQ(back, awq);
+  // Zero-point words: the order, and v1's minus one.
+  std::vector<uint32_t> zg(n / 8), za(n / 8);
+  ASSERT_TRUE(quant::awqToGptqZeroWords(bytes(awq), n / 8, 0, bytes(zg)));
+  for (uint64_t c = 0; c < n / 8; ++c)
+    for (unsigned j = 0; j < 8; ++j)
+      EXPECT_EQ((zg[c] >> (4 * j)) & 15u, q[8 * c + j]);
+  ASSERT_TRUE(quant::gptqToAwqZeroWords(bytes(zg), n / 8, 0, bytes(za)));
+  EXPECT_TRUE(std::equal(za.begin(), za.end(), awq.begin()));
+  std::vector<uint32_t> ones(1, 0x11111111u), out(1);
+  ASSERT_TRUE(quant::gptqToAwqZeroWords(bytes(ones), 1, -1, bytes(out)));
+  EXPECT_EQ(out[0], 0u);
+  std::vector<uint32_t> zero(1, 0x10111111u);
+  EXPECT_FALSE(quant::awqToGptqZeroWords(bytes(zero), 1, -1, bytes(out)));
+}
+
+TEST(HfQuantConfig, FieldsAndRefusals) {
+  auto parse = [](const std::string &text) {
+    return parseHfQuantConfig(reinterpret_cast<const uint8_t *>(text.data()),
+                              text.size(), "c.json");
+  };
+  auto c = parse(R"({"quantization_config": {"quant_method": "gptq",
+      "bits": 3, "group_size": -1, "desc_act": true, "sym": false,
+      "checkpoint_format": "gptq_v2"}})");
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(*c);
+  EXPECT_EQ((*c)->bits, 3u);
+  EXPECT_EQ((*c)->groupSize, -1);
+  EXPECT_TRUE((*c)->descAct);
+  EXPECT_FALSE((*c)->sym);
+  EXPECT_EQ((*c)->checkpointFormat, "gptq_v2");
+  auto a = parse(R"({"zero_point": true, "q_group_size": 64, "w_bit": 4,
+      "version": "GEMM"})");
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(*a);
+  EXPECT_EQ((*a)->method, HfQuantMethod::Awq);
+  EXPECT_EQ((*a)->groupSize, 64);
+  auto none = parse(R"({"torch_dtype": "float16"})");
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(*none);
+  for (const char *bad :
+       {R"({"quantization_config": {"quant_method": "gptq", "bits": 5}})",
+        R"({"quantization_config": {"quant_method": "gptq", "bits": 4,
+            "group_size": 0}})",
+        R"({"quantization_config": {"quant_method": "awq", "bits": 4,
+            "version": "gemv"}})",
+        R"({"quantization_config": {"quant_method": "gptq", "bits": "4"}})",
+        R"({"quantization_config": {"quant_method": "gptq", "bits": 4,
+            "checkpoint_format": "marlin"}})",
+        R"({"quantization_config": 7})", R"([1])", R"({"bits": )"}) {
+    auto r = parse(bad);
+    EXPECT_FALSE(r) << bad;
+    if (!r)
+      EXPECT_NE(r.status().message().find("c.json"), std::string::npos)
+          << r.status().message();
+  }
+}
+
+} // namespace
