@@ -21,3 +21,11 @@ uint16_t vmpack::quant::floatToHalf(float value) {
 uint16_t vmpack::quant::floatToBFloat16(float value) {
   return portable::floatToBFloat16Scalar(value);
 }
+
+float vmpack::quant::halfToFloat(uint16_t value) {
+  return portable::halfToFloat(value);
+}
+
+float vmpack::quant::bfloat16ToFloat(uint16_t value) {
+  return portable::floatOf(uint32_t(value) << 16);
+}

@@ -8,6 +8,7 @@
 #include "vmpack/Formats/DequantizeTensor.h"
 #include "vmpack/Formats/GgufValueText.h"
 #include "vmpack/Formats/HfQuant.h"
+#include "vmpack/Formats/LlamaGguf.h"
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/WeightFile.h"
 #include "vmpack/Pack/Convert.h"
@@ -223,6 +224,15 @@ vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
   if (options.quant && options.dequantize)
     return Status::invalidArgument(
         "--quant and --dequantize exclude each other");
+  if ((options.tokenizerPre || options.noVocab) && *to != Format::Gguf)
+    return notFor(options.noVocab ? "--no-vocab" : "--tokenizer-pre", *to,
+                  "it is for a Hugging Face model folder becoming a "
+                  "llama.cpp GGUF model");
+  if (options.tokenizerPre && options.noVocab)
+    return Status::invalidArgument(
+        "--tokenizer-pre and --no-vocab exclude each other");
+  if (options.tokenizerPre && options.tokenizerPre->empty())
+    return Status::invalidArgument("--tokenizer-pre needs a name");
   if (options.encoding && *to != Format::Vmpk)
     return notFor("--encoding", *to,
                   "it chooses how a .vmpk stores sub-byte elements; other "
@@ -355,6 +365,41 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     return addSources(std::move(sources), path);
   };
   for (const std::string &path : options.inputs) {
+    if (!from && !options.scheme && isDenseHfModelFolder(path)) {
+      // A dense Hugging Face model folder: llama.cpp's names, metadata and
+      // vocabulary (docs/llama.md). Quantized ones are read below.
+      if (to != Format::Gguf)
+        return Status::unsupported(
+            "'" + path +
+            "' is a Hugging Face model folder: vmpack-convert writes it as "
+            "a llama.cpp GGUF model (-o MODEL.gguf), not as " +
+            formatName(to));
+      if (options.inputs.size() != 1)
+        return Status::invalidArgument(
+            "'" + path +
+            "' is a Hugging Face model folder: convert it alone (one "
+            "folder is one model)");
+      progress("reading '" + path + "' as a Hugging Face model folder");
+      LlamaGgufOptions llama;
+      llama.tokenizerPre = options.tokenizerPre;
+      llama.noVocab = options.noVocab;
+      StatusOr<LlamaGgufPlan> plan = planLlamaGguf(path, llama);
+      if (!plan)
+        return plan.status();
+      if (Status s = merger.addGguf(plan->metadata, path); !s)
+        return s;
+      if (Status s = addSources(std::move(plan->tensors), path); !s)
+        return s;
+      for (std::unique_ptr<WeightFile> &file : plan->files)
+        files.push_back(std::move(file));
+      continue;
+    }
+    if (options.tokenizerPre || options.noVocab)
+      return Status::invalidArgument(
+          std::string(options.noVocab ? "--no-vocab" : "--tokenizer-pre") +
+          " is for a dense Hugging Face model folder, and '" + path +
+          "' is not one (a folder with a config.json and no quantization "
+          "config)");
     if (options.scheme || isHfModelDirectory(path)) {
       if (Status s = addHfModel(path); !s)
         return s;

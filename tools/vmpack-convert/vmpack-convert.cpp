@@ -34,6 +34,10 @@ const char *kUsage =
     "its first bytes (MLIR text, which has none, from its .mlir name).\n"
     "A sharded input is named by its first file or its index\n"
     "(NAME-00001-of-0000N.EXT or NAME.safetensors.index.json).\n"
+    "A Hugging Face model folder (config.json, safetensors, tokenizer.json)\n"
+    "of LlamaForCausalLM, MistralForCausalLM or Qwen2ForCausalLM becomes a\n"
+    "GGUF model llama.cpp runs: vmpack-convert MODEL_DIR -o MODEL.gguf\n"
+    "(docs/llama.md).\n"
     "\n"
     "options:\n"
     "  -o OUT              the output file (written via a temporary file);\n"
@@ -74,6 +78,11 @@ const char *kUsage =
     "                      (exact, else refused, naming the tensor), or gptq\n"
     "                      or awq (as stored). Default: Q4_0/Q8_0/Q4_1 for\n"
     "                      GGUF outputs, as stored otherwise\n"
+    "  --tokenizer-pre=NAME\n"
+    "                      model folder: tokenizer.ggml.pre (llama.cpp's\n"
+    "                      pre-tokenizer name) instead of the one vmpack\n"
+    "                      reads from tokenizer.json's pre_tokenizer\n"
+    "  --no-vocab          model folder: write no vocabulary\n"
     "  -q, --quiet         print nothing but errors\n"
     "  -v, --verbose       say what is read and written\n"
     "  --version           vmpack's version (and MLIR's)\n"
@@ -161,6 +170,12 @@ int main(int argc, char **argv) {
       if (!v)
         return report.usageError(missing);
       options.quant = *v;
+    } else if (args.flag("--no-vocab")) {
+      options.noVocab = true;
+    } else if (args.option("--tokenizer-pre", v, missing)) {
+      if (!v)
+        return report.usageError(missing);
+      options.tokenizerPre = *v;
     } else if (args.option("--module-name", v, missing)) {
       if (!v)
         return report.usageError(missing);

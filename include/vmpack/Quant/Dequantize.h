@@ -44,6 +44,9 @@ std::optional<FloatType> parseFloatType(std::string_view name);
 /// payload bits and is made quiet (for f16 what x86's VCVTPS2PH gives).
 uint16_t floatToHalf(float value);
 uint16_t floatToBFloat16(float value);
+/// f16 and bf16 to f32, exactly.
+float halfToFloat(uint16_t value);
+float bfloat16ToFloat(uint16_t value);
 
 /// Whether a vector dequantize kernel exists for ggml type `ggmlType`:
 /// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q6_K, MXFP4.

@@ -62,6 +62,11 @@ struct ConvertOptions {
   /// (stored as they are). Default: the ggml type hfGgmlTarget chooses for
   /// GGUF outputs, the stored tensors otherwise.
   std::optional<std::string> quant;
+  /// A Hugging Face model folder as the input (Formats/LlamaGguf.h, GGUF
+  /// output only): tokenizer.ggml.pre instead of the one its
+  /// tokenizer.json implies, or no vocabulary at all.
+  std::optional<std::string> tokenizerPre;
+  bool noVocab = false;
   /// MLIR's reader and writer; nullptr: MLIR files are refused.
   const MlirFiles *mlir = nullptr;
   /// Where warnings and (-v) progress go; may be empty.

@@ -1,0 +1,1080 @@
+//===- LlamaGguf.cpp - Hugging Face models as llama.cpp GGUF ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The keys, tensor names and vocabulary layout are llama.cpp's: the
+// metadata keys of gguf-py/gguf/constants.py (Keys.LLM, Keys.Attention,
+// Keys.Rope, Keys.Tokenizer), the tensor names of its MODEL_TENSORS for
+// LLAMA and QWEN2, the hyperparameters src/llama-model.cpp's load_hparams
+// reads, and the vocabulary src/llama-vocab.cpp's load reads ("gpt2": token
+// strings, int32 token types, "A B" merges). docs/llama.md is the
+// specification of what is written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vmpack/Formats/LlamaGguf.h"
+
+#include "BoundedJson.h"
+#include "vmpack/Formats/Shards.h"
+#include "vmpack/Quant/Dequantize.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sys/stat.h>
+
+using namespace vmpack;
+using namespace vmpack::formats;
+using json = nlohmann::json;
+
+namespace {
+
+/// JSON files bigger than this are refused (a tokenizer.json of a 256k
+/// vocabulary is about 20 MB).
+constexpr uint64_t kMaxJsonBytes = 1ull << 30;
+constexpr unsigned kMaxJsonDepth = 64;
+
+// llama.cpp's llama_ftype (include/llama.h) for general.file_type.
+constexpr uint32_t kFtypeAllF32 = 0, kFtypeMostlyF16 = 1, kFtypeMostlyBF16 = 32;
+// llama_token_type (include/llama.h) for tokenizer.ggml.token_type.
+constexpr int32_t kTokenNormal = 1, kTokenControl = 3, kTokenUserDefined = 4,
+                  kTokenUnused = 5;
+
+bool isDirectory(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+bool isFile(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string joinPath(const std::string &folder, const std::string &name) {
+  return !folder.empty() && folder.back() == '/' ? folder + name
+                                                 : folder + "/" + name;
+}
+
+/// The file at `path` parsed as JSON; nullopt when absent and not required.
+StatusOr<std::optional<json>> readJson(const std::string &path, bool required) {
+  if (!isFile(path)) {
+    if (!required)
+      return std::optional<json>();
+    return Status::invalidArgument("'" + path + "' is missing");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::ioError("'" + path + "': cannot open it");
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  if (size < 0 || uint64_t(size) > kMaxJsonBytes)
+    return Status::formatError("'" + path + "' is larger than 1 GiB");
+  in.seekg(0);
+  std::string text(size_t(size), '\0');
+  if (!in.read(text.data(), size))
+    return Status::ioError("'" + path + "': cannot read it");
+  StatusOr<json> parsed =
+      parseBoundedJson(reinterpret_cast<const uint8_t *>(text.data()),
+                       text.size(), kMaxJsonDepth, "'" + path + "'");
+  if (!parsed)
+    return parsed.status();
+  return std::optional<json>(std::move(*parsed));
+}
+
+GgufValue f32Value(float v) {
+  GgufValue value;
+  value.type = GgufType::Float32;
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  value.scalars = {bits};
+  return value;
+}
+GgufValue boolValue(bool v) {
+  GgufValue value;
+  value.type = GgufType::Bool;
+  value.scalars = {v ? 1u : 0u};
+  return value;
+}
+GgufValue stringArray(std::vector<std::string> v) {
+  GgufValue value;
+  value.type = GgufType::Array;
+  value.elementType = GgufType::String;
+  value.strings = std::move(v);
+  return value;
+}
+GgufValue int32Array(const std::vector<int32_t> &v) {
+  GgufValue value;
+  value.type = GgufType::Array;
+  value.elementType = GgufType::Int32;
+  value.scalars.reserve(v.size());
+  for (int32_t x : v)
+    value.scalars.push_back(uint32_t(x));
+  return value;
+}
+
+/// config.json, read with messages that name the key and the GGUF key it
+/// becomes.
+class Config {
+public:
+  Config(const json &j, std::string path) : j(j), path(std::move(path)) {}
+
+  const json *find(const std::string &key) const {
+    auto it = j.find(key);
+    return it == j.end() || it->is_null() ? nullptr : &*it;
+  }
+  StatusOr<std::optional<uint64_t>> optionalUInt(const std::string &key,
+                                                 uint64_t max) const {
+    const json *v = find(key);
+    if (!v)
+      return std::optional<uint64_t>();
+    if (!v->is_number_unsigned() || v->get<uint64_t>() > max)
+      return bad(key, "is " + v->dump() + ", not an integer from 0 to " +
+                          std::to_string(max));
+    return std::optional<uint64_t>(v->get<uint64_t>());
+  }
+  StatusOr<uint64_t> positive(const std::string &key,
+                              const std::string &gguf) const {
+    StatusOr<std::optional<uint64_t>> v = optionalUInt(key, UINT32_MAX);
+    if (!v)
+      return v.status();
+    if (!*v)
+      return missing(key, gguf);
+    if (**v == 0)
+      return bad(key, "is 0");
+    return **v;
+  }
+  StatusOr<std::optional<double>> optionalNumber(const std::string &key) const {
+    const json *v = find(key);
+    if (!v)
+      return std::optional<double>();
+    if (!v->is_number() || !std::isfinite(v->get<double>()))
+      return bad(key, "is " + v->dump() + ", not a number");
+    return std::optional<double>(v->get<double>());
+  }
+  StatusOr<bool> flag(const std::string &key, bool absent) const {
+    const json *v = find(key);
+    if (!v)
+      return absent;
+    if (!v->is_boolean())
+      return bad(key, "is " + v->dump() + ", not true or false");
+    return v->get<bool>();
+  }
+  Status bad(const std::string &key, const std::string &what) const {
+    return Status::formatError("'" + path + "': '" + key + "' " + what);
+  }
+  Status missing(const std::string &key, const std::string &gguf) const {
+    return Status::formatError("'" + path + "' has no '" + key +
+                               "' (llama.cpp's " + gguf +
+                               "); add it, as the model's Hugging Face "
+                               "configuration class defines it");
+  }
+  const std::string &file() const { return path; }
+
+private:
+  const json &j;
+  std::string path;
+};
+
+/// The hyperparameters llama.cpp's llama and qwen2 models read.
+struct Hparams {
+  std::string hfArchitecture, arch;
+  uint64_t vocab = 0, context = 0, embd = 0, layers = 0, ff = 0, heads = 0,
+           kvHeads = 0, headDim = 0;
+  double rmsEps = 0, ropeTheta = 10000;
+  bool tied = false, qkvBias = false, outputBias = false, permuteQK = false;
+  std::optional<std::string> ropeScalingType;
+  double ropeScalingFactor = 1;
+  std::optional<uint64_t> ropeOriginalContext;
+};
+
+StatusOr<Hparams> readHparams(const Config &c) {
+  Hparams h;
+  const json *archs = c.find("architectures");
+  if (!archs || !archs->is_array() || archs->size() != 1 ||
+      !(*archs)[0].is_string())
+    return c.bad("architectures",
+                 archs ? "is " + archs->dump() + ", not one name in a list"
+                       : "is missing: vmpack needs the model class");
+  h.hfArchitecture = (*archs)[0].get<std::string>();
+  if (h.hfArchitecture == "LlamaForCausalLM" ||
+      h.hfArchitecture == "MistralForCausalLM") {
+    // convert_hf_to_gguf.py writes both as llama.cpp's "llama"; HF stores
+    // q_proj and k_proj for rotate-half rope, llama.cpp's llama rope pairs
+    // neighbours, so their rows are permuted.
+    h.arch = "llama";
+    h.permuteQK = true;
+  } else if (h.hfArchitecture == "Qwen2ForCausalLM") {
+    // llama.cpp's qwen2 uses NEOX (rotate-half) rope: rows as stored.
+    h.arch = "qwen2";
+    h.qkvBias = true;
+  } else {
+    return Status::unsupported(
+        "'" + c.file() + "': architecture '" + h.hfArchitecture +
+        "' is not one vmpack converts to a llama.cpp GGUF model "
+        "(LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM)");
+  }
+  if (const json *q = c.find("quantization_config")) {
+    std::string method = q->is_object() && q->contains("quant_method")
+                             ? q->at("quant_method").dump()
+                             : q->dump();
+    return Status::unsupported(
+        "'" + c.file() + "': the checkpoint is quantized (quant_method " +
+        method +
+        "); vmpack converts dense (f32, f16, bf16) checkpoints to a "
+        "llama.cpp model");
+  }
+  const std::string a = h.arch + ".";
+  auto need = [&](const char *key, const std::string &gguf,
+                  uint64_t &out) -> Status {
+    StatusOr<uint64_t> v = c.positive(key, a + gguf);
+    if (!v)
+      return v.status();
+    out = *v;
+    return Status::ok();
+  };
+  for (auto [key, gguf, out] :
+       {std::tuple<const char *, const char *, uint64_t *>{
+            "vocab_size", "vocab_size", &h.vocab},
+        {"max_position_embeddings", "context_length", &h.context},
+        {"hidden_size", "embedding_length", &h.embd},
+        {"num_hidden_layers", "block_count", &h.layers},
+        {"intermediate_size", "feed_forward_length", &h.ff},
+        {"num_attention_heads", "attention.head_count", &h.heads}})
+    if (Status s = need(key, gguf, *out); !s)
+      return s;
+  StatusOr<std::optional<uint64_t>> kv =
+      c.optionalUInt("num_key_value_heads", UINT32_MAX);
+  if (!kv)
+    return kv.status();
+  h.kvHeads = kv->value_or(h.heads);
+  if (h.kvHeads == 0 || h.heads % h.kvHeads != 0)
+    return c.bad("num_key_value_heads",
+                 "is " + std::to_string(h.kvHeads) +
+                     ", which does not divide num_attention_heads (" +
+                     std::to_string(h.heads) + ")");
+  StatusOr<std::optional<uint64_t>> headDim =
+      c.optionalUInt("head_dim", UINT32_MAX);
+  if (!headDim)
+    return headDim.status();
+  if (*headDim) {
+    h.headDim = **headDim;
+  } else {
+    if (h.embd % h.heads != 0)
+      return c.bad("hidden_size", "(" + std::to_string(h.embd) +
+                                      ") is not a multiple of "
+                                      "num_attention_heads and there is no "
+                                      "head_dim");
+    h.headDim = h.embd / h.heads;
+  }
+  if (h.headDim == 0 || h.headDim % 2 != 0)
+    return c.bad("head_dim", "is " + std::to_string(h.headDim) +
+                                 ": rope needs an even, nonzero head size");
+  StatusOr<std::optional<double>> eps = c.optionalNumber("rms_norm_eps");
+  if (!eps)
+    return eps.status();
+  if (!*eps)
+    return c.missing("rms_norm_eps", a + "attention.layer_norm_rms_epsilon");
+  h.rmsEps = **eps;
+  if (const json *act = c.find("hidden_act");
+      act && !(act->is_string() && act->get<std::string>() == "silu"))
+    return c.bad("hidden_act", "is " + act->dump() + ": llama.cpp's " + h.arch +
+                                   " feed-forward is SwiGLU (silu)");
+  if (StatusOr<std::optional<double>> f =
+          c.optionalNumber("partial_rotary_factor");
+      !f || (*f && **f != 1.0))
+    return f ? c.bad("partial_rotary_factor",
+                     "is not 1: llama.cpp's " + h.arch + " rotates whole heads")
+             : f.status();
+  StatusOr<bool> tied = c.flag("tie_word_embeddings", false);
+  if (!tied)
+    return tied.status();
+  h.tied = *tied;
+  if (h.arch == "llama") {
+    StatusOr<bool> bias = c.flag("attention_bias", false);
+    if (!bias)
+      return bias.status();
+    h.qkvBias = h.outputBias = *bias;
+    StatusOr<bool> mlpBias = c.flag("mlp_bias", false);
+    if (!mlpBias)
+      return mlpBias.status();
+    if (*mlpBias)
+      return c.bad("mlp_bias", "is true: llama.cpp's llama feed-forward "
+                               "has no biases");
+  } else {
+    StatusOr<bool> swa = c.flag("use_sliding_window", false);
+    if (!swa)
+      return swa.status();
+    if (*swa)
+      return c.bad("use_sliding_window",
+                   "is true: llama.cpp's qwen2 attends to the whole context");
+  }
+
+  // Rope: rope_theta and rope_scaling, or transformers' newer
+  // rope_parameters holding both.
+  const json *params = c.find("rope_parameters");
+  const json *scaling = params ? params : c.find("rope_scaling");
+  std::optional<double> theta;
+  if (params && params->is_object() && params->contains("rope_theta")) {
+    const json &t = params->at("rope_theta");
+    if (!t.is_number())
+      return c.bad("rope_parameters", "has a rope_theta that is not a number");
+    theta = t.get<double>();
+  } else {
+    StatusOr<std::optional<double>> t = c.optionalNumber("rope_theta");
+    if (!t)
+      return t.status();
+    theta = *t;
+  }
+  if (theta) {
+    if (!(*theta > 0))
+      return c.bad("rope_theta", "is not positive");
+    h.ropeTheta = *theta;
+  }
+  if (scaling) {
+    const char *key = params ? "rope_parameters" : "rope_scaling";
+    if (!scaling->is_object())
+      return c.bad(key, "is " + scaling->dump() + ", not an object");
+    std::string type;
+    for (const char *k : {"rope_type", "type"})
+      if (scaling->contains(k) && scaling->at(k).is_string()) {
+        type = scaling->at(k).get<std::string>();
+        break;
+      }
+    auto number = [&](const char *k) -> std::optional<double> {
+      if (!scaling->contains(k) || !scaling->at(k).is_number())
+        return std::nullopt;
+      return scaling->at(k).get<double>();
+    };
+    if (type == "linear" || type == "yarn") {
+      std::optional<double> factor = number("factor");
+      if (!factor || !(*factor > 0))
+        return c.bad(key, "has type '" + type + "' and no positive factor");
+      h.ropeScalingType = type;
+      h.ropeScalingFactor = *factor;
+      if (type == "yarn") {
+        std::optional<double> orig = number("original_max_position_embeddings");
+        if (!orig || !(*orig >= 1) || *orig > UINT32_MAX ||
+            *orig != std::floor(*orig))
+          return c.bad(key, "has type 'yarn' and no integer "
+                            "original_max_position_embeddings");
+        h.ropeOriginalContext = uint64_t(*orig);
+      }
+    } else if (!type.empty() && type != "default") {
+      return Status::unsupported(
+          "'" + c.file() + "': " + key + " type '" + type +
+          "' is not converted (linear and yarn are); llama.cpp would rope "
+          "the model differently from Hugging Face");
+    }
+  }
+  return h;
+}
+
+// --- tensors -------------------------------------------------------------
+
+ElementType floatElement(ScalarKind kind) {
+  ElementType t;
+  t.scalar = ScalarType::floatKind(kind);
+  return t;
+}
+
+/// f32, f16 or bf16, by the element type; nullopt for any other.
+std::optional<quant::FloatType> floatTypeOf(const ElementType &t) {
+  if (t.isComplex)
+    return std::nullopt;
+  switch (t.scalar.kind) {
+  case ScalarKind::F32:
+    return quant::FloatType::F32;
+  case ScalarKind::F16:
+    return quant::FloatType::F16;
+  case ScalarKind::BF16:
+    return quant::FloatType::BF16;
+  default:
+    return std::nullopt;
+  }
+}
+
+float toF32(quant::FloatType type, const uint8_t *p) {
+  switch (type) {
+  case quant::FloatType::F32: {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  case quant::FloatType::F16: {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return quant::halfToFloat(h);
+  }
+  case quant::FloatType::BF16: {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return quant::bfloat16ToFloat(h);
+  }
+  }
+  return 0;
+}
+
+/// `source` written row by row (rows of `rowElements` elements): row r of
+/// the result is row rowOf(r) of the source, and with `widen` every
+/// element becomes f32.
+TensorSource rowsOf(const TensorSource &source, uint64_t rowElements,
+                    std::function<uint64_t(uint64_t)> rowOf, bool widen) {
+  const quant::FloatType from = *floatTypeOf(source.info.elementType);
+  const uint64_t inBytes = quant::floatTypeBytes(from);
+  const uint64_t outBytes = widen ? 4 : inBytes;
+  const uint64_t inRow = rowElements * inBytes, outRow = rowElements * outBytes;
+  TensorSource out;
+  out.info = source.info;
+  out.info.offset = 0;
+  if (widen)
+    out.info.elementType = floatElement(ScalarKind::F32);
+  out.info.length = *numElements(source.info.shape) * outBytes;
+  const uint8_t *data = source.data;
+  out.produce = [=](uint64_t first, uint64_t n, uint8_t *dst) {
+    std::vector<uint8_t> row;
+    while (n > 0) {
+      const uint64_t r = first / outRow, at = first % outRow;
+      const uint64_t take = std::min(n, outRow - at);
+      const uint8_t *src = data + rowOf(r) * inRow;
+      if (!widen) {
+        std::memcpy(dst, src + at, take);
+      } else {
+        row.resize(outRow);
+        for (uint64_t e = at / 4; e * 4 < at + take; ++e) {
+          float f = toF32(from, src + e * inBytes);
+          std::memcpy(row.data() + e * 4, &f, 4);
+        }
+        std::memcpy(dst, row.data() + at, take);
+      }
+      first += take;
+      dst += take;
+      n -= take;
+    }
+  };
+  return out;
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+/// The checkpoint's tensors by name, taken as they are needed; what is
+/// left at the end was not expected.
+class TensorTable {
+public:
+  explicit TensorTable(std::string folder) : folder(std::move(folder)) {}
+  void add(TensorSource s, std::string file) {
+    std::string name = s.info.name;
+    byName.emplace(std::move(name),
+                   std::make_pair(std::move(s), std::move(file)));
+  }
+  bool has(const std::string &name) const { return byName.count(name) != 0; }
+  /// Removes `name` and checks its shape (HF order) and type.
+  StatusOr<TensorSource> take(const std::string &name,
+                              const std::vector<int64_t> &shape,
+                              const std::string &why) {
+    auto it = byName.find(name);
+    if (it == byName.end())
+      return Status::formatError("the checkpoint in '" + folder +
+                                 "' has no tensor '" + name + "' (" + why +
+                                 ")");
+    TensorSource s = std::move(it->second.first);
+    std::string file = std::move(it->second.second);
+    byName.erase(it);
+    if (s.info.isOpaque() || !floatTypeOf(s.info.elementType))
+      return Status::unsupported(
+          "'" + file + "': tensor '" + name + "' is " +
+          (s.info.isOpaque() ? std::string("a ggml block type")
+                             : toString(s.info.elementType)) +
+          "; vmpack converts f32, f16 and bf16 weights to a llama.cpp model");
+    if (s.info.shape != shape)
+      return Status::formatError("'" + file + "': tensor '" + name +
+                                 "' has shape " + shapeText(s.info.shape) +
+                                 " but config.json makes it " +
+                                 shapeText(shape) + " (" + why + ")");
+    return s;
+  }
+  /// Drops tensors that carry nothing llama.cpp reads.
+  void dropIgnored() {
+    for (auto it = byName.begin(); it != byName.end();) {
+      const std::string &n = it->first;
+      const std::string suffix = "rotary_emb.inv_freq";
+      if (n.size() >= suffix.size() &&
+          n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+        it = byName.erase(it);
+      else
+        ++it;
+    }
+  }
+  Status checkEmpty(const std::string &arch) const {
+    if (byName.empty())
+      return Status::ok();
+    const auto &[name, entry] = *byName.begin();
+    return Status::formatError(
+        "'" + entry.second + "': tensor '" + name + "' is not part of " + arch +
+        " as llama.cpp runs it (" + std::to_string(byName.size()) +
+        " unexpected tensor(s)); is config.json the checkpoint's?");
+  }
+
+private:
+  std::string folder;
+  std::map<std::string, std::pair<TensorSource, std::string>> byName;
+};
+
+// --- tokenizer -----------------------------------------------------------
+
+// The pre-tokenizer regular expressions of tokenizer.json that
+// tokenizer.ggml.pre names (docs/llama.md, "Pre-tokenizer"): Llama 3's and
+// Qwen2's Split patterns.
+constexpr const char *kLlama3Pattern =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| "
+    "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+constexpr const char *kQwen2Pattern =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| "
+    "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+/// tokenizer.ggml.pre for tokenizer.json's pre_tokenizer, or an error
+/// asking for --tokenizer-pre.
+StatusOr<std::string> preTokenizerName(const json &pre,
+                                       const std::string &path) {
+  auto isByteLevel = [](const json &p, bool regex) {
+    return p.is_object() && p.value("type", "") == "ByteLevel" &&
+           p.value("use_regex", true) == regex &&
+           !p.value("add_prefix_space", false);
+  };
+  if (isByteLevel(pre, true))
+    return std::string("gpt-2");
+  if (pre.is_object() && pre.value("type", "") == "Sequence" &&
+      pre.contains("pretokenizers") && pre["pretokenizers"].is_array() &&
+      pre["pretokenizers"].size() == 2) {
+    const json &split = pre["pretokenizers"][0];
+    if (split.is_object() && split.value("type", "") == "Split" &&
+        split.value("behavior", "") == "Isolated" &&
+        !split.value("invert", false) && split.contains("pattern") &&
+        split["pattern"].is_object() && split["pattern"].contains("Regex") &&
+        split["pattern"]["Regex"].is_string() &&
+        isByteLevel(pre["pretokenizers"][1], false)) {
+      const std::string regex = split["pattern"]["Regex"];
+      if (regex == kLlama3Pattern)
+        return std::string("llama-bpe");
+      if (regex == kQwen2Pattern)
+        return std::string("qwen2");
+    }
+  }
+  return Status::unsupported(
+      "'" + path +
+      "': its pre_tokenizer is not one vmpack names for "
+      "llama.cpp (GPT-2's ByteLevel, Llama 3's or Qwen2's Split regex: "
+      "docs/llama.md); pass --tokenizer-pre=NAME with the name llama.cpp "
+      "gives it (src/llama-vocab.cpp), or --no-vocab");
+}
+
+/// A special token of tokenizer_config.json: "content" or {"content": ...}.
+std::optional<std::string> specialContent(const json &config, const char *key) {
+  auto it = config.find(key);
+  if (it == config.end())
+    return std::nullopt;
+  if (it->is_string())
+    return it->get<std::string>();
+  if (it->is_object() && it->contains("content") &&
+      (*it)["content"].is_string())
+    return (*it)["content"].get<std::string>();
+  return std::nullopt;
+}
+
+Status addVocabulary(GgufMetadata &md, const std::string &folder,
+                     const Hparams &h, const json &config,
+                     const LlamaGgufOptions &options) {
+  if (options.noVocab) {
+    md.push_back({"tokenizer.ggml.model", GgufValue::string("none")});
+    return Status::ok();
+  }
+  const std::string path = joinPath(folder, "tokenizer.json");
+  if (!isFile(path))
+    return Status::invalidArgument(
+        "'" + path +
+        "' is missing: vmpack reads the vocabulary from a Hugging Face "
+        "tokenizer.json (BPE); pass --no-vocab to write a model without one");
+  StatusOr<std::optional<json>> tokJson = readJson(path, true);
+  if (!tokJson)
+    return tokJson.status();
+  const std::string configPath = joinPath(folder, "tokenizer_config.json");
+  StatusOr<std::optional<json>> tokConfig = readJson(configPath, false);
+  if (!tokConfig)
+    return tokConfig.status();
+  const json &tj = **tokJson;
+  const json tc = *tokConfig ? **tokConfig : json::object();
+  auto bad = [&](const std::string &what) {
+    return Status::formatError("'" + path + "': " + what);
+  };
+  auto cannot = [&](const std::string &what) {
+    return Status::unsupported("'" + path + "': " + what +
+                               ", which llama.cpp's BPE vocabulary "
+                               "(tokenizer.ggml.model gpt2) cannot "
+                               "represent; pass --no-vocab to write the "
+                               "model without a vocabulary");
+  };
+  if (!tj.is_object() || !tj.contains("model") || !tj["model"].is_object())
+    return bad("there is no \"model\" object");
+  const json &model = tj["model"];
+  const std::string type = model.value("type", "");
+  if (type != "BPE")
+    return cannot("the tokenizer model is '" + type + "', not BPE");
+  if (model.value("byte_fallback", false))
+    return cannot("the BPE falls back to <0xNN> byte tokens "
+                  "(byte_fallback, SentencePiece style)");
+  if (tj.contains("normalizer") && !tj["normalizer"].is_null() &&
+      !(tj["normalizer"].is_object() &&
+        tj["normalizer"].value("type", "") == "NFC"))
+    return cannot("it has a normalizer (" + tj["normalizer"].dump(-1) + ")");
+  std::string pre;
+  if (options.tokenizerPre) {
+    pre = *options.tokenizerPre;
+  } else {
+    StatusOr<std::string> name = preTokenizerName(
+        tj.contains("pre_tokenizer") ? tj["pre_tokenizer"] : json(), path);
+    if (!name)
+      return name.status();
+    pre = *name;
+  }
+
+  // Tokens by id: the BPE vocabulary, then the added tokens (which may
+  // extend it), padded to vocab_size as llama.cpp's converter does.
+  if (!model.contains("vocab") || !model["vocab"].is_object())
+    return bad("model.vocab is not an object");
+  std::vector<std::optional<std::string>> tokens;
+  std::vector<int32_t> types;
+  auto place = [&](uint64_t id, const std::string &text,
+                   int32_t tokenType) -> Status {
+    if (id >= h.vocab)
+      return Status::formatError(
+          "'" + path + "': token id " + std::to_string(id) + " ('" + text +
+          "') is beyond config.json's vocab_size " + std::to_string(h.vocab) +
+          ", the rows of the embedding");
+    if (tokens.size() <= id) {
+      tokens.resize(id + 1);
+      types.resize(id + 1, kTokenNormal);
+    }
+    if (tokens[id] && *tokens[id] != text)
+      return bad("token id " + std::to_string(id) + " is both '" + *tokens[id] +
+                 "' and '" + text + "'");
+    tokens[id] = text;
+    types[id] = tokenType;
+    return Status::ok();
+  };
+  for (const auto &[text, id] : model["vocab"].items()) {
+    if (!id.is_number_unsigned())
+      return bad("model.vocab['" + text + "'] is not a token id");
+    if (text.empty())
+      return cannot("the vocabulary has an empty token");
+    if (Status s = place(id.get<uint64_t>(), text, kTokenNormal); !s)
+      return s;
+  }
+  if (tj.contains("added_tokens")) {
+    if (!tj["added_tokens"].is_array())
+      return bad("added_tokens is not a list");
+    for (const json &t : tj["added_tokens"]) {
+      if (!t.is_object() || !t.contains("id") ||
+          !t["id"].is_number_unsigned() || !t.contains("content") ||
+          !t["content"].is_string())
+        return bad("an added token has no id and content");
+      if (t["content"].get<std::string>().empty())
+        return cannot("an added token is empty");
+      if (Status s = place(
+              t["id"].get<uint64_t>(), t["content"].get<std::string>(),
+              t.value("special", false) ? kTokenControl : kTokenUserDefined);
+          !s)
+        return s;
+    }
+  }
+  std::vector<std::string> texts(h.vocab);
+  types.resize(h.vocab, kTokenUnused);
+  std::map<std::string, uint64_t> idOf;
+  tokens.resize(h.vocab);
+  for (uint64_t i = 0; i < h.vocab; ++i) {
+    if (tokens[i]) {
+      texts[i] = *tokens[i];
+    } else {
+      texts[i] = "[PAD" + std::to_string(i) + "]";
+      types[i] = kTokenUnused;
+    }
+    if (!idOf.emplace(texts[i], i).second)
+      return cannot("token '" + texts[i] + "' has two ids (" +
+                    std::to_string(idOf[texts[i]]) + " and " +
+                    std::to_string(i) + ")");
+  }
+
+  // Merges: "A B" strings, or [A, B] pairs in newer tokenizer.json files.
+  std::vector<std::string> merges;
+  if (model.contains("merges")) {
+    if (!model["merges"].is_array())
+      return bad("model.merges is not a list");
+    merges.reserve(model["merges"].size());
+    for (const json &m : model["merges"]) {
+      std::string a, b;
+      if (m.is_string()) {
+        std::string s = m.get<std::string>();
+        size_t space = s.find(' ', 1);
+        if (space == std::string::npos ||
+            s.find(' ', space + 1) != std::string::npos)
+          return bad("merge '" + s + "' is not two tokens");
+        a = s.substr(0, space);
+        b = s.substr(space + 1);
+      } else if (m.is_array() && m.size() == 2 && m[0].is_string() &&
+                 m[1].is_string()) {
+        a = m[0].get<std::string>();
+        b = m[1].get<std::string>();
+        if (a.empty() || b.empty() || a.find(' ') != std::string::npos ||
+            b.find(' ') != std::string::npos)
+          return cannot("merge ['" + a + "', '" + b +
+                        "'] has a token with a space or an empty one");
+      } else {
+        return bad("a merge is neither \"A B\" nor [\"A\", \"B\"]");
+      }
+      merges.push_back(a + " " + b);
+    }
+  }
+
+  // Special tokens: tokenizer_config.json's by content first, then
+  // config.json's ids (the order of gguf-py's SpecialVocab).
+  std::map<std::string, uint64_t> special;
+  for (auto [key, gguf] :
+       {std::pair<const char *, const char *>{"bos_token", "bos"},
+        {"eos_token", "eos"},
+        {"unk_token", "unknown"},
+        {"pad_token", "padding"}}) {
+    std::optional<std::string> content = specialContent(tc, key);
+    if (!content)
+      continue;
+    auto it = idOf.find(*content);
+    if (it == idOf.end())
+      return Status::formatError("'" + configPath + "': " + key + " '" +
+                                 *content + "' is not a token of '" + path +
+                                 "'");
+    special[gguf] = it->second;
+  }
+  for (auto [key, gguf] :
+       {std::pair<const char *, const char *>{"bos_token_id", "bos"},
+        {"eos_token_id", "eos"},
+        {"pad_token_id", "padding"}}) {
+    if (special.count(gguf))
+      continue;
+    auto it = config.find(key);
+    if (it == config.end() || it->is_null())
+      continue;
+    const json &v = it->is_array() && !it->empty() ? (*it)[0] : *it;
+    if (!v.is_number_unsigned() || v.get<uint64_t>() >= h.vocab)
+      return Status::formatError("config.json: '" + std::string(key) + "' is " +
+                                 it->dump() +
+                                 ", not a token id below vocab_size");
+    special[gguf] = v.get<uint64_t>();
+  }
+  if (model.contains("unk_token") && model["unk_token"].is_string() &&
+      !special.count("unknown")) {
+    auto it = idOf.find(model["unk_token"].get<std::string>());
+    if (it != idOf.end())
+      special["unknown"] = it->second;
+  }
+  // add_bos_token/add_eos_token: tokenizer_config.json's, else whether
+  // tokenizer.json's TemplateProcessing puts a special token first (last).
+  auto addSpecial = [&](const char *key, bool first) -> bool {
+    if (tc.contains(key) && tc[key].is_boolean())
+      return tc[key].get<bool>();
+    if (!tj.contains("post_processor") || !tj["post_processor"].is_object())
+      return false;
+    const json *pp = &tj["post_processor"];
+    if (pp->value("type", "") == "Sequence" && pp->contains("processors") &&
+        (*pp)["processors"].is_array()) {
+      const json *found = nullptr;
+      for (const json &p : (*pp)["processors"])
+        if (p.is_object() && p.value("type", "") == "TemplateProcessing")
+          found = &p;
+      if (!found)
+        return false;
+      pp = found;
+    }
+    if (pp->value("type", "") != "TemplateProcessing" ||
+        !pp->contains("single") || !(*pp)["single"].is_array() ||
+        (*pp)["single"].empty())
+      return false;
+    const json &piece =
+        first ? (*pp)["single"].front() : (*pp)["single"].back();
+    return piece.is_object() && piece.contains("SpecialToken");
+  };
+
+  md.push_back({"tokenizer.ggml.model", GgufValue::string("gpt2")});
+  md.push_back({"tokenizer.ggml.pre", GgufValue::string(pre)});
+  md.push_back({"tokenizer.ggml.tokens", stringArray(std::move(texts))});
+  md.push_back({"tokenizer.ggml.token_type", int32Array(types)});
+  md.push_back({"tokenizer.ggml.merges", stringArray(std::move(merges))});
+  for (const char *name : {"bos", "eos", "unknown", "padding"})
+    if (special.count(name))
+      md.push_back({std::string("tokenizer.ggml.") + name + "_token_id",
+                    GgufValue::uint32(uint32_t(special[name]))});
+  md.push_back({"tokenizer.ggml.add_bos_token",
+                boolValue(addSpecial("add_bos_token", true))});
+  md.push_back({"tokenizer.ggml.add_eos_token",
+                boolValue(addSpecial("add_eos_token", false))});
+  if (tc.contains("chat_template") && tc["chat_template"].is_string())
+    md.push_back({"tokenizer.chat_template",
+                  GgufValue::string(tc["chat_template"].get<std::string>())});
+  return Status::ok();
+}
+
+std::string folderName(std::string folder) {
+  while (folder.size() > 1 && folder.back() == '/')
+    folder.pop_back();
+  size_t slash = folder.find_last_of('/');
+  return slash == std::string::npos ? folder : folder.substr(slash + 1);
+}
+
+} // namespace
+
+uint64_t vmpack::formats::llamaRopeSourceRow(uint64_t row, uint64_t headDim) {
+  const uint64_t head = row / headDim, k = row % headDim;
+  return head * headDim + (k % 2) * (headDim / 2) + k / 2;
+}
+
+bool vmpack::formats::isDenseHfModelFolder(const std::string &path) {
+  if (!isDirectory(path) || !isFile(joinPath(path, "config.json")) ||
+      isFile(joinPath(path, "quantize_config.json")) ||
+      isFile(joinPath(path, "quant_config.json")))
+    return false;
+  // A config.json that does not parse is reported by planLlamaGguf.
+  StatusOr<std::optional<json>> config =
+      readJson(joinPath(path, "config.json"), true);
+  return !config || !(*config)->is_object() ||
+         !(*config)->contains("quantization_config");
+}
+
+StatusOr<LlamaGgufPlan>
+vmpack::formats::planLlamaGguf(const std::string &folder,
+                               const LlamaGgufOptions &options) {
+  const std::string configPath = joinPath(folder, "config.json");
+  StatusOr<std::optional<json>> configJson = readJson(configPath, true);
+  if (!configJson)
+    return configJson.status();
+  if (!(*configJson)->is_object())
+    return Status::formatError("'" + configPath + "' is not a JSON object");
+  const json &cj = **configJson;
+  Config config(cj, configPath);
+  StatusOr<Hparams> hp = readHparams(config);
+  if (!hp)
+    return hp.status();
+  const Hparams &h = *hp;
+
+  LlamaGgufPlan plan;
+  plan.architecture = h.arch;
+
+  // The weights: a sharded set by its index, or one file.
+  std::string weights = joinPath(folder, "model.safetensors.index.json");
+  if (!isFile(weights))
+    weights = joinPath(folder, "model.safetensors");
+  if (!isFile(weights))
+    return Status::invalidArgument(
+        "'" + folder +
+        "' has neither model.safetensors nor model.safetensors.index.json "
+        "(vmpack reads safetensors checkpoints, not pytorch_model.bin)");
+  StatusOr<std::vector<std::unique_ptr<WeightFile>>> set =
+      openWeightSet(weights, FileFormat::Safetensors);
+  if (!set)
+    return set.status();
+  TensorTable table(folder);
+  for (std::unique_ptr<WeightFile> &file : *set) {
+    for (TensorSource &s : file->sources())
+      table.add(std::move(s), file->path);
+    plan.files.push_back(std::move(file));
+  }
+  table.dropIgnored();
+
+  const int64_t embd = int64_t(h.embd), vocab = int64_t(h.vocab),
+                ff = int64_t(h.ff), qRows = int64_t(h.heads * h.headDim),
+                kvRows = int64_t(h.kvHeads * h.headDim);
+  std::map<quant::FloatType, uint64_t> matrixTypes;
+  auto emit = [&](TensorSource s, const std::string &name) {
+    s.info.name = name;
+    s.info.offset = 0;
+    if (s.info.shape.size() == 2)
+      matrixTypes[*floatTypeOf(s.info.elementType)]++;
+    plan.tensors.push_back(std::move(s));
+  };
+  auto plain = [&](const std::string &hf, const std::string &gguf,
+                   std::vector<int64_t> shape,
+                   const std::string &why) -> Status {
+    StatusOr<TensorSource> s = table.take(hf, shape, why);
+    if (!s)
+      return s.status();
+    emit(std::move(*s), gguf);
+    return Status::ok();
+  };
+  // Norm weights and biases: f32, as llama.cpp's converter writes them
+  // (ggml's CPU binary ops take f32 operands), rows permuted for q/k rope.
+  auto vector = [&](const std::string &hf, const std::string &gguf, int64_t n,
+                    bool permute, const std::string &why) -> Status {
+    StatusOr<TensorSource> s = table.take(hf, {n}, why);
+    if (!s)
+      return s.status();
+    const uint64_t headDim = h.headDim;
+    std::function<uint64_t(uint64_t)> rowOf =
+        permute
+            ? std::function<uint64_t(uint64_t)>([headDim](uint64_t r) {
+                return llamaRopeSourceRow(r, headDim);
+              })
+            : std::function<uint64_t(uint64_t)>([](uint64_t r) { return r; });
+    emit(rowsOf(*s, 1, rowOf, true), gguf);
+    return Status::ok();
+  };
+  auto permuted = [&](const std::string &hf, const std::string &gguf,
+                      int64_t rows, const std::string &why) -> Status {
+    StatusOr<TensorSource> s = table.take(hf, {rows, embd}, why);
+    if (!s)
+      return s.status();
+    const uint64_t headDim = h.headDim;
+    emit(rowsOf(
+             *s, uint64_t(embd),
+             [headDim](uint64_t r) { return llamaRopeSourceRow(r, headDim); },
+             false),
+         gguf);
+    return Status::ok();
+  };
+
+  if (Status s = plain("model.embed_tokens.weight", "token_embd.weight",
+                       {vocab, embd}, "vocab_size x hidden_size");
+      !s)
+    return s;
+  for (uint64_t i = 0; i < h.layers; ++i) {
+    const std::string hf = "model.layers." + std::to_string(i) + ".";
+    const std::string g = "blk." + std::to_string(i) + ".";
+    const std::string qWhy = "num_attention_heads x head_dim rows",
+                      kvWhy = "num_key_value_heads x head_dim rows";
+    Status st = vector(hf + "input_layernorm.weight", g + "attn_norm.weight",
+                       embd, false, "hidden_size");
+    if (st && h.permuteQK)
+      st = permuted(hf + "self_attn.q_proj.weight", g + "attn_q.weight", qRows,
+                    qWhy);
+    else if (st)
+      st = plain(hf + "self_attn.q_proj.weight", g + "attn_q.weight",
+                 {qRows, embd}, qWhy);
+    if (st && h.permuteQK)
+      st = permuted(hf + "self_attn.k_proj.weight", g + "attn_k.weight", kvRows,
+                    kvWhy);
+    else if (st)
+      st = plain(hf + "self_attn.k_proj.weight", g + "attn_k.weight",
+                 {kvRows, embd}, kvWhy);
+    if (st)
+      st = plain(hf + "self_attn.v_proj.weight", g + "attn_v.weight",
+                 {kvRows, embd}, kvWhy);
+    if (st && h.qkvBias)
+      st = vector(hf + "self_attn.q_proj.bias", g + "attn_q.bias", qRows,
+                  h.permuteQK, qWhy);
+    if (st && h.qkvBias)
+      st = vector(hf + "self_attn.k_proj.bias", g + "attn_k.bias", kvRows,
+                  h.permuteQK, kvWhy);
+    if (st && h.qkvBias)
+      st = vector(hf + "self_attn.v_proj.bias", g + "attn_v.bias", kvRows,
+                  false, kvWhy);
+    if (st)
+      st = plain(hf + "self_attn.o_proj.weight", g + "attn_output.weight",
+                 {embd, qRows}, "hidden_size x num_attention_heads x head_dim");
+    if (st && h.outputBias)
+      st = vector(hf + "self_attn.o_proj.bias", g + "attn_output.bias", embd,
+                  false, "hidden_size");
+    if (st)
+      st = vector(hf + "post_attention_layernorm.weight", g + "ffn_norm.weight",
+                  embd, false, "hidden_size");
+    if (st)
+      st = plain(hf + "mlp.gate_proj.weight", g + "ffn_gate.weight", {ff, embd},
+                 "intermediate_size x hidden_size");
+    if (st)
+      st = plain(hf + "mlp.up_proj.weight", g + "ffn_up.weight", {ff, embd},
+                 "intermediate_size x hidden_size");
+    if (st)
+      st = plain(hf + "mlp.down_proj.weight", g + "ffn_down.weight", {embd, ff},
+                 "hidden_size x intermediate_size");
+    if (!st)
+      return st;
+  }
+  if (Status s = vector("model.norm.weight", "output_norm.weight", embd, false,
+                        "hidden_size");
+      !s)
+    return s;
+  if (h.tied) {
+    // llama.cpp uses token_embd when there is no output tensor.
+    if (table.has("lm_head.weight"))
+      if (StatusOr<TensorSource> s =
+              table.take("lm_head.weight", {vocab, embd}, "tied");
+          !s)
+        return s.status();
+  } else if (Status s = plain("lm_head.weight", "output.weight", {vocab, embd},
+                              "vocab_size x hidden_size; config.json's "
+                              "tie_word_embeddings is false");
+             !s) {
+    return s;
+  }
+  if (Status s = table.checkEmpty(h.hfArchitecture); !s)
+    return s;
+
+  // Metadata, in the order llama.cpp's converter writes it.
+  GgufMetadata &md = plan.metadata;
+  const std::string a = h.arch + ".";
+  md.push_back({"general.architecture", GgufValue::string(h.arch)});
+  md.push_back({"general.type", GgufValue::string("model")});
+  md.push_back({"general.name",
+                GgufValue::string(options.name.value_or(folderName(folder)))});
+  md.push_back({a + "vocab_size", GgufValue::uint32(uint32_t(h.vocab))});
+  md.push_back({a + "context_length", GgufValue::uint32(uint32_t(h.context))});
+  md.push_back({a + "embedding_length", GgufValue::uint32(uint32_t(h.embd))});
+  md.push_back({a + "block_count", GgufValue::uint32(uint32_t(h.layers))});
+  md.push_back({a + "feed_forward_length", GgufValue::uint32(uint32_t(h.ff))});
+  md.push_back(
+      {a + "attention.head_count", GgufValue::uint32(uint32_t(h.heads))});
+  md.push_back(
+      {a + "attention.head_count_kv", GgufValue::uint32(uint32_t(h.kvHeads))});
+  if (h.headDim * h.heads != h.embd) {
+    md.push_back(
+        {a + "attention.key_length", GgufValue::uint32(uint32_t(h.headDim))});
+    md.push_back(
+        {a + "attention.value_length", GgufValue::uint32(uint32_t(h.headDim))});
+  }
+  md.push_back(
+      {a + "attention.layer_norm_rms_epsilon", f32Value(float(h.rmsEps))});
+  md.push_back({a + "rope.freq_base", f32Value(float(h.ropeTheta))});
+  md.push_back(
+      {a + "rope.dimension_count", GgufValue::uint32(uint32_t(h.headDim))});
+  if (h.ropeScalingType) {
+    md.push_back(
+        {a + "rope.scaling.type", GgufValue::string(*h.ropeScalingType)});
+    md.push_back(
+        {a + "rope.scaling.factor", f32Value(float(h.ropeScalingFactor))});
+    if (h.ropeOriginalContext)
+      md.push_back({a + "rope.scaling.original_context_length",
+                    GgufValue::uint32(uint32_t(*h.ropeOriginalContext))});
+  }
+  // The type most matrices have (llama_ftype).
+  quant::FloatType dominant = quant::FloatType::F32;
+  uint64_t most = 0;
+  for (auto [t, n] : matrixTypes)
+    if (n > most) {
+      most = n;
+      dominant = t;
+    }
+  md.push_back({"general.file_type",
+                GgufValue::uint32(
+                    dominant == quant::FloatType::F32   ? kFtypeAllF32
+                    : dominant == quant::FloatType::F16 ? kFtypeMostlyF16
+                                                        : kFtypeMostlyBF16)});
+  try {
+    if (Status s = addVocabulary(md, folder, h, cj, options); !s)
+      return s;
+  } catch (const json::exception &e) {
+    return Status::formatError("'" + joinPath(folder, "tokenizer.json") +
+                               "': unexpected JSON value: " + e.what());
+  }
+  return plan;
+}
