@@ -14,6 +14,7 @@ packages=(
   python3-dev pybind11-dev python3-pybind11 python3-pytest
   nlohmann-json3-dev python3-numpy
   clang-format-22
+  libprotobuf-dev python3-onnx
 )
 
 missing=()

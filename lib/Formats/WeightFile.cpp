@@ -28,6 +28,8 @@ const char *vmpack::formats::formatName(FileFormat format) {
     return "gguf";
   case FileFormat::Irpa:
     return "irpa";
+  case FileFormat::Onnx:
+    return "onnx";
   }
   return "?";
 }
@@ -35,7 +37,7 @@ const char *vmpack::formats::formatName(FileFormat format) {
 std::optional<FileFormat>
 vmpack::formats::parseFormatName(std::string_view name) {
   for (FileFormat f : {FileFormat::Vmpk, FileFormat::Safetensors,
-                       FileFormat::Gguf, FileFormat::Irpa})
+                       FileFormat::Gguf, FileFormat::Irpa, FileFormat::Onnx})
     if (name == formatName(f))
       return f;
   return std::nullopt;
@@ -63,9 +65,17 @@ WeightFile::~WeightFile() {
 
 std::vector<TensorSource> WeightFile::sources() const {
   std::vector<TensorSource> out;
-  for (const TensorInfo &t : tensors) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorInfo &t = tensors[i];
     TensorSource s;
     s.info = t;
+    if (!locations.empty()) {
+      s.data = locations[i].data;
+      s.fd = locations[i].fd;
+      s.fileOffset = locations[i].fileOffset;
+      out.push_back(std::move(s));
+      continue;
+    }
     auto splat = splats.find(t.name);
     if (splat != splats.end()) {
       const std::vector<uint8_t> *pattern = &splat->second;
@@ -101,6 +111,9 @@ vmpack::formats::openWeightFile(const std::string &path, FileFormat format) {
     return s.withContext("'" + path + "': ");
   };
   switch (format) {
+  case FileFormat::Onnx:
+    return failed(Status::unsupported(
+        "ONNX models are opened by formats::openOnnx (library VmpackOnnx)"));
   case FileFormat::Safetensors: {
     StatusOr<SafetensorsFile> f = readSafetensors(data, size);
     if (!f)

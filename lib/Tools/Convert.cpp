@@ -9,6 +9,7 @@
 #include "vmpack/Formats/GgufValueText.h"
 #include "vmpack/Formats/HfQuant.h"
 #include "vmpack/Formats/LlamaGguf.h"
+#include "vmpack/Formats/Onnx.h"
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/WeightFile.h"
 #include "vmpack/Pack/Convert.h"
@@ -190,6 +191,17 @@ vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
         "--dequant-split and --dequantize exclude each other");
   if (options.dense && !isMlir(*to))
     return notFor("--dense", *to, "it is for MLIR outputs (.mlir, .mlirbc)");
+  if ((options.onnxTemplate || options.onnxInline) && *to != Format::Onnx)
+    return notFor(options.onnxTemplate ? "--onnx-template" : "--onnx-inline",
+                  *to, "it is for ONNX outputs (.onnx)");
+  if (*to == Format::Onnx && isStdout(options.output) && !options.onnxInline)
+    return Status::invalidArgument(
+        "-o - is one stream, and an ONNX model's data goes to a second file: "
+        "name the model, or add --onnx-inline");
+  if (options.maxShardSize && *to == Format::Onnx)
+    return Status::invalidArgument(
+        "--max-shard-size: ONNX keeps large data in external data files, "
+        "not shards; write one .onnx with its .data file");
   if (options.maxShardSize && (*to == Format::Irpa || isMlir(*to)))
     return Status::invalidArgument(
         std::string("--max-shard-size: ") +
@@ -202,11 +214,16 @@ vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
     return Status::invalidArgument(
         "--max-shard-size writes several files, and -o - is one stream: "
         "name the first file instead");
-  if (options.moduleName && (*to == Format::Safetensors ||
-                             *to == Format::Gguf || *to == Format::Irpa))
+  if (options.moduleName &&
+      (*to == Format::Safetensors || *to == Format::Gguf ||
+       *to == Format::Irpa || *to == Format::Onnx))
     return notFor("--module-name", *to,
                   "it names a .vmpk or MLIR module, and this format has "
                   "no module name");
+  if (options.alignment && *to == Format::Onnx && options.onnxInline)
+    return notFor("--alignment", *to,
+                  "it aligns tensors in the external data file, and "
+                  "--onnx-inline writes none");
   if (options.alignment && (*to == Format::Safetensors || *to == Format::Irpa))
     return notFor("--alignment", *to,
                   *to == Format::Irpa
@@ -423,7 +440,15 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
       continue;
     }
     StatusOr<std::vector<std::unique_ptr<WeightFile>>> set =
-        openWeightSet(path, *formatInfo(*format).fileFormat);
+        std::vector<std::unique_ptr<WeightFile>>();
+    if (*format == Format::Onnx) {
+      StatusOr<std::unique_ptr<WeightFile>> model = openOnnx(path);
+      if (!model)
+        return model.status();
+      set->push_back(std::move(*model));
+    } else {
+      set = openWeightSet(path, *formatInfo(*format).fileFormat);
+    }
     if (!set)
       return set.status();
     for (std::unique_ptr<WeightFile> &file : *set) {
@@ -528,6 +553,19 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
            " metadata entries have no .irpa form and are not written");
     written = writeIrpa(path, tensors);
     break;
+  case Format::Onnx: {
+    OnnxWriteOptions o;
+    o.templatePath = options.onnxTemplate.value_or("");
+    o.inlineData = options.onnxInline;
+    o.alignment = options.alignment.value_or(o.alignment);
+    if (o.templatePath.empty())
+      o.metadata = strings;
+    else if (!strings.empty())
+      warn(std::to_string(strings.size()) +
+           " metadata entries are not written; the template's "
+           "metadata_props are kept");
+    written = writeOnnx(path, tensors, o);
+  } break;
   case Format::Vmpk: {
     std::string name = options.moduleName.value_or(isStdout(options.output)
                                                        ? std::string("module")

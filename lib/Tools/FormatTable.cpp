@@ -45,6 +45,8 @@ Format vmpack::tools::fromFileFormat(FileFormat format) {
     return Format::Gguf;
   case FileFormat::Irpa:
     return Format::Irpa;
+  case FileFormat::Onnx:
+    return Format::Onnx;
   }
   return Format::Vmpk;
 }
@@ -55,6 +57,9 @@ const std::vector<FormatInfo> &vmpack::tools::formatTable() {
       weightRow(FileFormat::Irpa, "an IREE parameter archive"),
       weightRow(FileFormat::Safetensors, "a safetensors file"),
       weightRow(FileFormat::Gguf, "a GGUF file"),
+      // A protobuf ModelProto has no magic bytes.
+      {Format::Onnx, "onnx", FileFormat::Onnx, "an ONNX model", {".onnx"},
+       /*hasMagic=*/false, /*binary=*/true},
       {Format::Mlir, "mlir", std::nullopt, "MLIR text", {".mlir"},
        /*hasMagic=*/false, /*binary=*/false},
       {Format::Mlirbc, "mlirbc", std::nullopt, "MLIR bytecode", {".mlirbc"},
@@ -166,8 +171,10 @@ const std::vector<ToolInfo> &vmpack::tools::toolTable() {
        {F::Mlir, F::Mlirbc},
        {F::Vmpk, F::Irpa, F::Safetensors, F::Gguf}},
       {Tool::Convert, "vmpack-convert", "converts between formats",
-       {F::Vmpk, F::Irpa, F::Safetensors, F::Gguf, F::Mlir, F::Mlirbc},
-       {F::Vmpk, F::Irpa, F::Safetensors, F::Gguf, F::Mlir, F::Mlirbc}},
+       {F::Vmpk, F::Irpa, F::Safetensors, F::Gguf, F::Onnx, F::Mlir,
+        F::Mlirbc},
+       {F::Vmpk, F::Irpa, F::Safetensors, F::Gguf, F::Onnx, F::Mlir,
+        F::Mlirbc}},
       {Tool::Dump, "vmpack-dump", "shows, verifies and extracts",
        {F::Vmpk, F::Irpa, F::Safetensors, F::Gguf},
        {F::Mlir, F::Mlirbc}},

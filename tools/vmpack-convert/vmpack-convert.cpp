@@ -28,8 +28,9 @@ namespace {
 const char *kUsage =
     "usage: vmpack-convert [options] IN... -o OUT\n"
     "\n"
-    "Converts weight files between .vmpk, .safetensors, .gguf, .irpa and\n"
-    "MLIR (.mlir, .mlirbc). The tensors of all inputs are written to OUT in\n"
+    "Converts weight files between .vmpk, .safetensors, .gguf, .irpa, .onnx\n"
+    "and MLIR (.mlir, .mlirbc). The tensors of all inputs are written to OUT "
+    "in\n"
     "input order; names must be unique. Each input's format is read from\n"
     "its first bytes (MLIR text, which has none, from its .mlir name).\n"
     "A sharded input is named by its first file or its index\n"
@@ -44,7 +45,8 @@ const char *kUsage =
     "                      - for standard output (with --to)\n"
     "  --to=FORMAT, --format=FORMAT\n"
     "                      write OUT as FORMAT (vmpk, irpa, safetensors,\n"
-    "                      gguf, mlir, mlirbc) instead of by its extension\n"
+    "                      gguf, onnx, mlir, mlirbc) instead of by its\n"
+    "                      extension\n"
     "  --from=FORMAT       read every input as FORMAT instead of by content\n"
     "  --alignment=N       .vmpk segment alignment (default 64), GGUF\n"
     "                      general.alignment (a multiple of 8; default: the\n"
@@ -83,6 +85,13 @@ const char *kUsage =
     "                      pre-tokenizer name) instead of the one vmpack\n"
     "                      reads from tokenizer.json's pre_tokenizer\n"
     "  --no-vocab          model folder: write no vocabulary\n"
+    "  --onnx-template=T   .onnx: write T's graph with its initializers (and\n"
+    "                      Constants) replaced by the inputs' same-named\n"
+    "                      tensors of the same type and shape; without it,\n"
+    "                      a graph of initializers only\n"
+    "  --onnx-inline       .onnx: tensor data inside the model (under 2 GiB)\n"
+    "                      instead of in OUT.data beside it, where tensors\n"
+    "                      start at multiples of --alignment (default 4096)\n"
     "  -q, --quiet         print nothing but errors\n"
     "  -v, --verbose       say what is read and written\n"
     "  --version           vmpack's version (and MLIR's)\n"
@@ -176,6 +185,12 @@ int main(int argc, char **argv) {
       if (!v)
         return report.usageError(missing);
       options.tokenizerPre = *v;
+    } else if (args.flag("--onnx-inline")) {
+      options.onnxInline = true;
+    } else if (args.option("--onnx-template", v, missing)) {
+      if (!v)
+        return report.usageError(missing);
+      options.onnxTemplate = *v;
     } else if (args.option("--module-name", v, missing)) {
       if (!v)
         return report.usageError(missing);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -91,6 +92,51 @@ TEST(TypeTable, GgmlBlockGeometry) {
   }
 }
 
+// onnx.proto's TensorProto.DataType, IR version 12, by value.
+const std::map<int32_t, std::string> &onnxTypeNames() {
+  static const std::map<int32_t, std::string> names = {
+      {1, "FLOAT"},         {2, "UINT8"},
+      {3, "INT8"},          {4, "UINT16"},
+      {5, "INT16"},         {6, "INT32"},
+      {7, "INT64"},         {8, "STRING"},
+      {9, "BOOL"},          {10, "FLOAT16"},
+      {11, "DOUBLE"},       {12, "UINT32"},
+      {13, "UINT64"},       {14, "COMPLEX64"},
+      {15, "COMPLEX128"},   {16, "BFLOAT16"},
+      {17, "FLOAT8E4M3FN"}, {18, "FLOAT8E4M3FNUZ"},
+      {19, "FLOAT8E5M2"},   {20, "FLOAT8E5M2FNUZ"},
+      {21, "UINT4"},        {22, "INT4"},
+      {23, "FLOAT4E2M1"},   {24, "FLOAT8E8M0"},
+      {25, "UINT2"},        {26, "INT2"}};
+  return names;
+}
+
+TEST(TypeTable, EveryOnnxTypeButStringRoundTrips) {
+  std::set<int32_t> seen;
+  for (const InteropType &row : interopTypes()) {
+    if (row.onnxType < 0)
+      continue;
+    EXPECT_EQ(toOnnxType(row.type), row.onnxType) << toString(row.type);
+    if (!row.canonical)
+      continue;
+    EXPECT_TRUE(seen.insert(row.onnxType).second) << row.onnxType;
+    EXPECT_EQ(toString(*fromOnnxType(row.onnxType)), toString(row.type));
+  }
+  // Every fixed-width DataType has a canonical row; STRING and UNDEFINED
+  // have none.
+  for (const auto &[value, name] : onnxTypeNames())
+    EXPECT_EQ(seen.count(value), value == 8 ? 0u : 1u) << name;
+  EXPECT_FALSE(fromOnnxType(0).has_value());
+  EXPECT_FALSE(fromOnnxType(27).has_value());
+  // The widths ONNX gives them.
+  EXPECT_EQ(fromOnnxType(22)->scalarBits(), 4u);
+  EXPECT_EQ(fromOnnxType(26)->scalarBits(), 2u);
+  EXPECT_EQ(fromOnnxType(23)->scalarBits(), 4u);
+  EXPECT_EQ(fromOnnxType(15)->scalarBits() *
+                fromOnnxType(15)->scalarsPerElement(),
+            128u);
+}
+
 TEST(TypeTable, Encodings) {
   EXPECT_EQ(interopEncoding(*parseElementType("i1")), Encoding::Byte);
   EXPECT_EQ(interopEncoding(*parseElementType("f4E2M1FN")), Encoding::Packed);
@@ -117,9 +163,13 @@ TEST(TypeTable, DocumentationListsEveryRow) {
     if (row.ggmlType >= 0)
       ggml = std::to_string(row.ggmlType) + " (" +
              ggmlTypeTraits(uint32_t(row.ggmlType))->name + ")";
+    std::string onnx = "—";
+    if (row.onnxType >= 0)
+      onnx = std::to_string(row.onnxType) + " (" +
+             onnxTypeNames().at(row.onnxType) + ")";
     expected.insert("| `" + toString(row.type) + "` | `" +
                     (row.safetensorsDtype ? row.safetensorsDtype : "—") +
-                    "` | " + ggml + " | " +
+                    "` | " + ggml + " | " + onnx + " | " +
                     (row.canonical ? "read and write" : "write (alias)") +
                     " | " + encodingName(interopEncoding(row.type)) + " |");
   }

@@ -3,7 +3,8 @@
 //-*-===//
 //
 // The one table of docs/interop.md: which MLIR element type each
-// safetensors dtype and each plain ggml type stands for, and the block
+// safetensors dtype, each plain ggml type and each ONNX data type stands
+// for, and the block
 // geometry of every ggml type a GGUF file may hold. Readers, writers, the
 // documentation's table and the tests all derive from interopTypes() and
 // ggmlTypeTraits(); nothing else spells a dtype or a ggml type number.
@@ -35,6 +36,8 @@ struct InteropType {
   /// ggml_type value of a plain (one element per block) ggml type, or -1.
   int32_t ggmlType;
   bool canonical;
+  /// ONNX TensorProto.DataType value, or -1 when ONNX has none.
+  int32_t onnxType;
 };
 
 /// Every row, in the order docs/interop.md lists them.
@@ -54,6 +57,11 @@ uint32_t safetensorsDtypeBits(std::string_view dtype);
 /// GGUF: plain ggml type -> canonical MLIR type, and back.
 std::optional<ElementType> fromGgmlType(uint32_t ggmlType);
 std::optional<uint32_t> toGgmlType(const ElementType &type);
+
+/// ONNX: TensorProto.DataType -> canonical MLIR type, and back. STRING (8)
+/// and UNDEFINED (0) have no row.
+std::optional<ElementType> fromOnnxType(int32_t onnxType);
+std::optional<int32_t> toOnnxType(const ElementType &type);
 
 /// ggml's type traits (elements and bytes per block), defined once in the
 /// quantization layer (vmpack/Quant/GgmlTypes.h).

@@ -25,9 +25,9 @@
 
 namespace vmpack::formats {
 
-enum class FileFormat { Vmpk, Safetensors, Gguf, Irpa };
+enum class FileFormat { Vmpk, Safetensors, Gguf, Irpa, Onnx };
 
-/// "vmpk", "safetensors", "gguf", "irpa".
+/// "vmpk", "safetensors", "gguf", "irpa", "onnx".
 const char *formatName(FileFormat format);
 std::optional<FileFormat> parseFormatName(std::string_view name);
 /// From the extension: .vmpk, .safetensors, .gguf, .irpa, and
@@ -49,6 +49,17 @@ struct WeightFile {
   GgufMetadata ggufMetadata;
   /// .irpa splat entries by name: their repeating pattern.
   std::map<std::string, std::vector<uint8_t>> splats;
+  /// Where each tensor's bytes are when not at its offset in `map` (ONNX
+  /// external data files, decoded typed fields): parallel to `tensors`, or
+  /// empty.
+  struct Bytes {
+    const uint8_t *data = nullptr;
+    int fd = -1;
+    uint64_t fileOffset = 0;
+  };
+  std::vector<Bytes> locations;
+  /// What keeps those bytes alive (mapped files, decoded buffers).
+  std::vector<std::shared_ptr<void>> owned;
 
   WeightFile() = default;
   WeightFile(const WeightFile &) = delete;
@@ -59,7 +70,9 @@ struct WeightFile {
   std::vector<TensorSource> sources() const;
 };
 
-/// Maps and parses `path` as `format`. Errors name the file.
+/// Maps and parses `path` as `format`. Errors name the file. ONNX models
+/// are opened by openOnnx (vmpack/Formats/Onnx.h, library VmpackOnnx,
+/// which links protobuf), not here.
 StatusOr<std::unique_ptr<WeightFile>> openWeightFile(const std::string &path,
                                                      FileFormat format);
 

@@ -67,6 +67,13 @@ struct ConvertOptions {
   /// tokenizer.json implies, or no vocabulary at all.
   std::optional<std::string> tokenizerPre;
   bool noVocab = false;
+  /// ONNX outputs: the model whose graph is written with its initializers
+  /// replaced by the inputs' same-named tensors (--onnx-template); without
+  /// it, a graph of initializers only.
+  std::optional<std::string> onnxTemplate;
+  /// ONNX outputs: tensor data inside the model (--onnx-inline) instead of
+  /// in OUT.data beside it.
+  bool onnxInline = false;
   /// MLIR's reader and writer; nullptr: MLIR files are refused.
   const MlirFiles *mlir = nullptr;
   /// Where warnings and (-v) progress go; may be empty.

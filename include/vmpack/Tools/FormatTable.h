@@ -30,12 +30,12 @@ namespace vmpack::tools {
 using archive::Status;
 using archive::StatusOr;
 
-enum class Format { Vmpk, Safetensors, Gguf, Irpa, Mlir, Mlirbc };
+enum class Format { Vmpk, Safetensors, Gguf, Irpa, Onnx, Mlir, Mlirbc };
 
 struct FormatInfo {
   Format format;
   /// The name --format, --to and --from take: "vmpk", "safetensors",
-  /// "gguf", "irpa" (formats::formatName), "mlir", "mlirbc".
+  /// "gguf", "irpa", "onnx" (formats::formatName), "mlir", "mlirbc".
   const char *name;
   /// The formats layer's format, for the weight files.
   std::optional<formats::FileFormat> fileFormat;
@@ -44,7 +44,7 @@ struct FormatInfo {
   /// The extensions that name it; the first is the one outputs get.
   std::vector<std::string> extensions;
   /// True when the first or last bytes tell the format; false for MLIR
-  /// text, which only its extension names.
+  /// text and ONNX (a protobuf message), which only their extension names.
   bool hasMagic;
   /// True for binary formats, which are never written to a terminal.
   bool binary;
