@@ -888,6 +888,27 @@ Status vmpack::quant::repackToGgml(uint32_t type, const GroupQuantSource &src,
 // --- Validation
 // ---------------------------------------------------------------
 
+std::vector<PlanarTensorInfo>
+vmpack::quant::planarTensors(uint32_t type, const std::string &name,
+                             const std::vector<int64_t> &shape) {
+  std::vector<PlanarTensorInfo> out;
+  uint32_t block = ggmlBlockElements(type);
+  if (!hasGgmlPlanarForm(type) || shape.empty() || shape.back() <= 0 ||
+      shape.back() % block != 0)
+    return out;
+  uint64_t elements = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return out;
+    elements *= uint64_t(d);
+  }
+  for (const PlanarPart &p : ggmlPlanarParts(type))
+    out.push_back({name + "." + p.suffix, p.type,
+                   planarPartShape(type, p, shape),
+                   elements / block * p.bytesPerBlock()});
+  return out;
+}
+
 Status
 vmpack::quant::checkPlanarSet(uint32_t type, const std::string &name,
                               const std::vector<PlanarTensorInfo> &tensors) {

@@ -10,6 +10,7 @@
 #include "vmpack/Quant/GgmlTypes.h"
 
 #include <algorithm>
+#include <cctype>
 
 using namespace vmpack::quant;
 
@@ -65,6 +66,21 @@ const GgmlTypeTraits *vmpack::quant::ggmlTypeTraits(uint32_t type) {
   if (it == table.end() || it->type != type)
     return nullptr;
   return &*it;
+}
+
+const GgmlTypeTraits *vmpack::quant::ggmlTypeByName(std::string_view name) {
+  for (const GgmlTypeTraits &t : ggmlTypes()) {
+    std::string_view n = t.name;
+    if (n.size() != name.size())
+      continue;
+    bool same = true;
+    for (size_t i = 0; i < n.size() && same; ++i)
+      same = std::tolower(static_cast<unsigned char>(n[i])) ==
+             std::tolower(static_cast<unsigned char>(name[i]));
+    if (same)
+      return &t;
+  }
+  return nullptr;
 }
 
 bool vmpack::quant::isGgmlBlockType(uint32_t type) {

@@ -400,6 +400,15 @@ TEST(GgmlRepack, HostileSources) {
             archive::StatusCode::Unsupported);
 }
 
+TEST(QuantScheme, TypesByName) {
+  EXPECT_EQ(ggmlTypeByName("q4_k")->type, kGgmlQ4_K);
+  EXPECT_EQ(ggmlTypeByName("IQ4_NL")->type, kGgmlIQ4_NL);
+  EXPECT_EQ(ggmlTypeByName("mxfp4")->type, kGgmlMXFP4);
+  EXPECT_EQ(ggmlTypeByName("f16")->type, kGgmlF16);
+  EXPECT_EQ(ggmlTypeByName("q4"), nullptr);
+  EXPECT_EQ(ggmlTypeByName(""), nullptr);
+}
+
 TEST(QuantScheme, DescribesGgmlTypes) {
   std::optional<QuantScheme> s = ggmlScheme(kGgmlQ4_K);
   ASSERT_TRUE(s);
@@ -476,6 +485,20 @@ std::vector<PlanarTensorInfo> q4kSet() {
 
 TEST(GgmlPlanarSet, AcceptsTheRightPartsAndNamesWhatIsWrong) {
   EXPECT_TRUE(checkPlanarSet(kGgmlQ4_K, "w", q4kSet()));
+  // planarTensors declares exactly that set.
+  std::vector<PlanarTensorInfo> declared =
+      planarTensors(kGgmlQ4_K, "w", {4, 512});
+  std::vector<PlanarTensorInfo> want = q4kSet();
+  want.pop_back();
+  ASSERT_EQ(declared.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(declared[i].name, want[i].name);
+    EXPECT_EQ(declared[i].type, want[i].type);
+    EXPECT_EQ(declared[i].shape, want[i].shape);
+    EXPECT_EQ(declared[i].byteLength, want[i].byteLength);
+  }
+  EXPECT_TRUE(planarTensors(kGgmlQ4_K, "w", {4, 500}).empty());
+  EXPECT_TRUE(planarTensors(kGgmlIQ2_S, "w", {4, 512}).empty());
   auto expectError = [](std::vector<PlanarTensorInfo> set,
                         const std::string &text) {
     Status s = checkPlanarSet(kGgmlQ4_K, "w", set);

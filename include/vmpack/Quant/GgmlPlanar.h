@@ -91,6 +91,15 @@ struct PlanarTensorInfo {
   uint64_t byteLength = 0;
 };
 
+/// The tensors of the planar form of a ggmlType weight `name` of logical
+/// shape `shape`, codes first: NAME.q, NAME.d, ... with their element
+/// types, shapes and byte lengths (what a writer declares before it fills
+/// them with ggmlToPlanar). Empty when the type has no planar form or the
+/// last dimension is not a positive multiple of the block size.
+std::vector<PlanarTensorInfo> planarTensors(uint32_t ggmlType,
+                                            const std::string &name,
+                                            const std::vector<int64_t> &shape);
+
 /// Checks that `tensors` are exactly the planar form of a ggmlType weight
 /// `name` of logical shape `shape` (the shape of NAME.q): every part present
 /// once, with its element type, its shape (planarPartShape) and the byte

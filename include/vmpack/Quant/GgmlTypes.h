@@ -14,6 +14,7 @@
 #define VMPACK_QUANT_GGMLTYPES_H
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 namespace vmpack::quant {
@@ -72,6 +73,10 @@ const std::vector<GgmlTypeTraits> &ggmlTypes();
 /// nullptr for numbers ggml never defined or has removed (4, 5, 31-33,
 /// 36-38, and anything past the table).
 const GgmlTypeTraits *ggmlTypeTraits(uint32_t type);
+
+/// The type named `name` (ggml's name, any case: "Q4_K", "q4_k", "iq4_nl"),
+/// or nullptr.
+const GgmlTypeTraits *ggmlTypeByName(std::string_view name);
 
 /// True for the block (quantized) types: every type with blockSize > 1.
 bool isGgmlBlockType(uint32_t type);
