@@ -7,7 +7,9 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer, then the Release build and
 # the same suite, whose summary is the last thing printed. In between, a
 # build with only the portable kernels (-DVMPACK_DISPATCH=portable, no
-# vector code compiled in) runs the packing tests and the unpacking corpus.
+# vector code compiled in) runs the packing tests and the unpacking corpus,
+# and a ThreadSanitizer build (clang-22) runs the unit tests and the tools
+# with several threads (scripts/check-tsan.sh).
 # The Release build is also installed into a temporary prefix and a small
 # consumer (test/install/) is built against it through CMake and pkg-config.
 set -euo pipefail
@@ -32,6 +34,9 @@ BUILD_DIR="$root/build-portable" bash "$root/scripts/build.sh" \
   -DVMPACK_ENABLE_MLIR=OFF -DVMPACK_BUILD_BENCHMARKS=OFF
 ctest --test-dir "$root/build-portable" --output-on-failure -j "$jobs" \
   -R '^(AllWidths|Widths1To64|UnpackProperty|UnpackToInt|UnpackToFloat32|PackKernels|Dispatch|fuzz-replay-unpack)'
+
+echo "== ThreadSanitizer build: the unit tests and the threaded tools"
+BUILD_DIR="$root/build-tsan" bash "$root/scripts/check-tsan.sh"
 
 echo "== Release build and the whole test suite"
 BUILD_DIR="$root/build" bash "$root/scripts/build.sh"

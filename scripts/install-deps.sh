@@ -13,7 +13,7 @@ packages=(
   unzip
   python3-dev pybind11-dev python3-pybind11 python3-pytest
   nlohmann-json3-dev python3-numpy
-  clang-format-22
+  clang-format-22 clang-22 libclang-rt-22-dev
   libprotobuf-dev python3-onnx
 )
 

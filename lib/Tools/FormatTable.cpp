@@ -24,8 +24,8 @@ FormatInfo weightRow(FileFormat f, const char *description) {
   // A Hugging Face shard index names its set (docs/interop.md).
   if (f == FileFormat::Safetensors)
     extensions.push_back(ext + ".index.json");
-  return {fromFileFormat(f), formats::formatName(f), f, description,
-          extensions, /*hasMagic=*/true, /*binary=*/true};
+  return {fromFileFormat(f), formats::formatName(f), f, description, extensions,
+          /*hasMagic=*/true, /*binary=*/true};
 }
 
 bool endsWith(std::string_view s, std::string_view suffix) {
@@ -58,12 +58,27 @@ const std::vector<FormatInfo> &vmpack::tools::formatTable() {
       weightRow(FileFormat::Safetensors, "a safetensors file"),
       weightRow(FileFormat::Gguf, "a GGUF file"),
       // A protobuf ModelProto has no magic bytes.
-      {Format::Onnx, "onnx", FileFormat::Onnx, "an ONNX model", {".onnx"},
-       /*hasMagic=*/false, /*binary=*/true},
-      {Format::Mlir, "mlir", std::nullopt, "MLIR text", {".mlir"},
-       /*hasMagic=*/false, /*binary=*/false},
-      {Format::Mlirbc, "mlirbc", std::nullopt, "MLIR bytecode", {".mlirbc"},
-       /*hasMagic=*/true, /*binary=*/true},
+      {Format::Onnx,
+       "onnx",
+       FileFormat::Onnx,
+       "an ONNX model",
+       {".onnx"},
+       /*hasMagic=*/false,
+       /*binary=*/true},
+      {Format::Mlir,
+       "mlir",
+       std::nullopt,
+       "MLIR text",
+       {".mlir"},
+       /*hasMagic=*/false,
+       /*binary=*/false},
+      {Format::Mlirbc,
+       "mlirbc",
+       std::nullopt,
+       "MLIR bytecode",
+       {".mlirbc"},
+       /*hasMagic=*/true,
+       /*binary=*/true},
   };
   return table;
 }
@@ -123,8 +138,7 @@ std::optional<Format> vmpack::tools::formatFromContent(const uint8_t *head,
   // A module archive ends with its trailer, the EOCD comment
   // (docs/format.md section 5), and is a ZIP: a local file header first.
   if (tailSize >= archive::kTrailerLength &&
-      std::memcmp(tail + tailSize - archive::kTrailerLength, "vmpack ", 7) ==
-          0)
+      std::memcmp(tail + tailSize - archive::kTrailerLength, "vmpack ", 7) == 0)
     return Format::Vmpk;
   if (starts("PK\x03\x04", 4))
     return Format::Vmpk;
@@ -167,21 +181,31 @@ vmpack::tools::sniffFile(const std::string &path) {
 const std::vector<ToolInfo> &vmpack::tools::toolTable() {
   using F = Format;
   static const std::vector<ToolInfo> table = {
-      {Tool::Compile, "vmpack-compile", "compiles MLIR into a module",
+      {Tool::Compile,
+       "vmpack-compile",
+       "compiles MLIR into a module",
        {F::Mlir, F::Mlirbc},
        {F::Vmpk, F::Irpa, F::Safetensors, F::Gguf}},
-      {Tool::Convert, "vmpack-convert", "converts between formats",
-       {F::Vmpk, F::Irpa, F::Safetensors, F::Gguf, F::Onnx, F::Mlir,
-        F::Mlirbc},
+      {Tool::Convert,
+       "vmpack-convert",
+       "converts between formats",
+       {F::Vmpk, F::Irpa, F::Safetensors, F::Gguf, F::Onnx, F::Mlir, F::Mlirbc},
        {F::Vmpk, F::Irpa, F::Safetensors, F::Gguf, F::Onnx, F::Mlir,
         F::Mlirbc}},
-      {Tool::Dump, "vmpack-dump", "shows, verifies and extracts",
+      {Tool::Dump,
+       "vmpack-dump",
+       "shows, verifies and extracts",
        {F::Vmpk, F::Irpa, F::Safetensors, F::Gguf},
        {F::Mlir, F::Mlirbc}},
-      {Tool::Opt, "vmpack-opt", "runs MLIR passes",
+      {Tool::Opt,
+       "vmpack-opt",
+       "runs MLIR passes",
        {F::Mlir, F::Mlirbc},
        {F::Mlir, F::Mlirbc}},
-      {Tool::Gen, "vmpack-gen", "writes example models", {},
+      {Tool::Gen,
+       "vmpack-gen",
+       "writes example models",
+       {},
        {F::Mlir, F::Mlirbc}},
   };
   return table;
@@ -243,15 +267,14 @@ Status notRead(const std::string &path, Format format, Tool tool) {
   std::string takers = toolsReading(format, tool);
   return Status::unsupported(
       "'" + path + "' is " + formatInfo(format).description + " (" +
-      formatName(format) + "), which " + info.name + " does not read (it reads " +
-      formatList(info.reads) + ")" +
+      formatName(format) + "), which " + info.name +
+      " does not read (it reads " + formatList(info.reads) + ")" +
       (takers.empty() ? std::string() : "; " + takers + " takes it"));
 }
 
 } // namespace
 
-StatusOr<Format> vmpack::tools::inputFormat(const std::string &path,
-                                            Tool tool,
+StatusOr<Format> vmpack::tools::inputFormat(const std::string &path, Tool tool,
                                             std::optional<Format> forced) {
   const ToolInfo &info = toolInfo(tool);
   if (forced) {
@@ -290,9 +313,9 @@ vmpack::tools::outputFormat(const std::string &path,
   if (named) {
     std::optional<Format> f = parseFormat(*named);
     if (!f || !writes(*f))
-      return Status::invalidArgument(
-          std::string(flag) + "=" + *named + ": " + info.name +
-          " writes " + formatList(info.writes));
+      return Status::invalidArgument(std::string(flag) + "=" + *named + ": " +
+                                     info.name + " writes " +
+                                     formatList(info.writes));
     return *f;
   }
   if (isStdout(path))

@@ -58,8 +58,8 @@ public:
     auto input = std::make_unique<ParsedMlir>(registry);
     input->context.allowUnregisteredDialects(true);
     input->context.printOpOnDiagnostic(false);
-    mlir::vmpack_compiler::InputDiagnosticHandler diagnostics(
-        *input->sourceMgr, &input->context);
+    mlir::vmpack_compiler::InputDiagnosticHandler diagnostics(*input->sourceMgr,
+                                                              &input->context);
     std::string error;
     input->module = mlir::vmpack_compiler::parseInputFile(
         path, input->sourceMgr, &input->context, input->zeroCopy, error);

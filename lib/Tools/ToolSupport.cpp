@@ -152,8 +152,7 @@ StatusOr<OutputPath> OutputPath::create(const std::string &path,
 }
 
 OutputPath::OutputPath(OutputPath &&other) noexcept
-    : writePath(std::move(other.writePath)),
-      tempDir(std::move(other.tempDir)) {
+    : writePath(std::move(other.writePath)), tempDir(std::move(other.tempDir)) {
   other.tempDir.clear();
 }
 
@@ -196,7 +195,8 @@ Status OutputPath::finish() {
     if (n == 0)
       break;
     for (ssize_t done = 0; done < n;) {
-      ssize_t w = ::write(STDOUT_FILENO, buffer.data() + done, size_t(n - done));
+      ssize_t w =
+          ::write(STDOUT_FILENO, buffer.data() + done, size_t(n - done));
       if (w < 0 && errno == EINTR)
         continue;
       if (w < 0) {

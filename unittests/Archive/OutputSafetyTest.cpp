@@ -48,11 +48,9 @@ TEST(OutputSafety, AGuardedInputIsRefusedUnderEveryName) {
   std::ofstream(input) << "precious";
   ASSERT_EQ(::symlink("in.bin", dir.path("link").c_str()), 0);
   ASSERT_EQ(::link(input.c_str(), dir.path("hard").c_str()), 0);
-  std::vector<std::string> names = {input, dir.path("link"), dir.path("hard"),
-                                    dir.dir + "/./in.bin",
-                                    dir.dir + "/../" +
-                                        dir.dir.substr(dir.dir.rfind('/') + 1) +
-                                        "/in.bin"};
+  std::vector<std::string> names = {
+      input, dir.path("link"), dir.path("hard"), dir.dir + "/./in.bin",
+      dir.dir + "/../" + dir.dir.substr(dir.dir.rfind('/') + 1) + "/in.bin"};
   {
     InputFileGuard guard = InputFileGuard::forPath(input);
     ASSERT_TRUE(guard.active());
