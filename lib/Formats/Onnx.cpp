@@ -47,12 +47,12 @@ constexpr uint32_t kNode = 1, kName = 2, kInitializer = 5,
                    kSparseInitializer = 15;
 }
 namespace node {
-constexpr uint32_t kOutput = 2, kName = 3, kOpType = 4, kAttribute = 5,
-                   kDomain = 7;
+constexpr uint32_t kInput = 1, kOutput = 2, kName = 3, kOpType = 4,
+                   kAttribute = 5, kDomain = 7;
 }
 namespace attr {
-constexpr uint32_t kName = 1, kT = 5, kG = 6, kTensors = 10, kGraphs = 11,
-                   kSparseTensor = 22, kSparseTensors = 23;
+constexpr uint32_t kName = 1, kI = 3, kT = 5, kG = 6, kTensors = 10,
+                   kGraphs = 11, kSparseTensor = 22, kSparseTensors = 23;
 }
 namespace tensor {
 constexpr uint32_t kDims = 1, kDataType = 2, kSegment = 3, kFloatData = 4,
@@ -312,6 +312,7 @@ private:
   Status readNode(const Field &n, const std::string &scope, size_t index,
                   unsigned depth) {
     std::string name, opType, domain, output;
+    std::vector<std::string> inputs;
     bool haveOutput = false;
     std::vector<Field> attributes;
     Fields fields(base, n.offset, n.offset + n.length);
@@ -334,6 +335,9 @@ private:
       case node::kDomain:
         domain = std::string(bytesOf(base, f));
         break;
+      case node::kInput:
+        inputs.emplace_back(bytesOf(base, f));
+        break;
       case node::kOutput:
         if (!haveOutput)
           output = std::string(bytesOf(base, f));
@@ -350,8 +354,15 @@ private:
     std::string nodeScope = (scope.empty() ? "" : scope + "/") + label;
     bool constant =
         opType == "Constant" && (domain.empty() || domain == "ai.onnx");
+    // Nodes of the main graph that hold quantized weights.
+    bool quantNode = scope.empty() &&
+                     ((opType == "MatMulNBits" && domain == "com.microsoft") ||
+                      (opType == "DequantizeLinear" &&
+                       (domain.empty() || domain == "ai.onnx")));
+    OnnxNode recorded;
     for (const Field &a : attributes) {
       std::string attrName;
+      std::optional<int64_t> intValue;
       std::vector<Field> graphs, tensors;
       bool sparse = false;
       Fields af(base, a.offset, a.offset + a.length);
@@ -361,6 +372,8 @@ private:
           return more.status().withContext("AttributeProto: ");
         if (!*more)
           break;
+        if (f.number == attr::kI && f.wireType == kVarint)
+          intValue = int64_t(f.value);
         if (f.wireType != kLen)
           continue;
         if (f.number == attr::kName)
@@ -373,6 +386,8 @@ private:
                  f.number == attr::kSparseTensors)
           sparse = true;
       }
+      if (quantNode && intValue)
+        recorded.ints[attrName] = *intValue;
       if (constant && sparse)
         return Status::unsupported(
             "Constant node " + quoteName(label) +
@@ -390,6 +405,12 @@ private:
         if (Status s = readGraph(graphs[k], sub, depth + 1); !s)
           return s;
       }
+    }
+    if (quantNode) {
+      recorded.opType = opType;
+      recorded.domain = domain;
+      recorded.inputs = std::move(inputs);
+      out.nodes.push_back(std::move(recorded));
     }
     return Status::ok();
   }
@@ -1076,8 +1097,286 @@ StatusOr<OnnxModel> vmpack::formats::parseOnnx(const uint8_t *data, size_t size,
 }
 
 StatusOr<std::unique_ptr<WeightFile>>
-vmpack::formats::openOnnx(const std::string &path, const OnnxLimits &limits) {
-  return openModel(path, limits, nullptr);
+vmpack::formats::openOnnx(const std::string &path, const OnnxLimits &limits,
+                          OnnxModel *model) {
+  return openModel(path, limits, model);
+}
+
+//===----------------------------------------------------------------------===//
+// Quantized weights: onnxruntime docs/ContribOperators.md
+// (com.microsoft.MatMulNBits) and onnx/onnx docs/Operators.md
+// (DequantizeLinear, opset 21 for INT4/UINT4 and blocks).
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool isFloatScale(int32_t t) { return t == 1 || t == 10 || t == 16; }
+
+float loadFloat(int32_t type, const uint8_t *p) {
+  if (type == 1) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  uint16_t h = uint16_t(p[0] | p[1] << 8);
+  return type == 10 ? quant::halfToFloat(h) : quant::bfloat16ToFloat(h);
+}
+
+/// Element `e` of a packed little-endian bit stream of `bits`-bit values.
+unsigned packedValue(const uint8_t *p, uint64_t e, unsigned bits) {
+  uint64_t bit = e * bits;
+  unsigned v = (p[bit / 8] >> (bit % 8)) & ((1u << bits) - 1);
+  return v;
+}
+
+std::string mlirOf(int32_t onnxType) {
+  return toString(*fromOnnxType(onnxType));
+}
+
+} // namespace
+
+StatusOr<std::vector<OnnxQuantizedWeight>>
+vmpack::formats::onnxQuantizedWeights(const OnnxModel &model,
+                                      const WeightFile &file) {
+  std::map<std::string, int64_t> byName;
+  for (size_t i = 0; i < file.tensors.size(); ++i)
+    byName.emplace(file.tensors[i].name, int64_t(i));
+  auto find = [&](const OnnxNode &n, size_t k) -> int64_t {
+    if (k >= n.inputs.size() || n.inputs[k].empty())
+      return -1;
+    auto it = byName.find(n.inputs[k]);
+    return it == byName.end() ? -2 : it->second;
+  };
+  std::vector<OnnxQuantizedWeight> out;
+  for (const OnnxNode &n : model.nodes) {
+    OnnxQuantizedWeight w;
+    w.codes = find(n, n.opType == "MatMulNBits" ? 1 : 0);
+    w.scales = find(n, n.opType == "MatMulNBits" ? 2 : 1);
+    w.zeroPoints = find(n, n.opType == "MatMulNBits" ? 3 : 2);
+    // Weights computed by the graph, not stored, are not ours.
+    if (w.codes < 0 || w.scales < 0 || w.zeroPoints == -2)
+      continue;
+    const TensorInfo &codes = file.tensors[size_t(w.codes)];
+    const TensorInfo &scales = file.tensors[size_t(w.scales)];
+    const int32_t codeType = *toOnnxType(codes.elementType);
+    const int32_t scaleType = *toOnnxType(scales.elementType);
+    const std::string where = n.opType + " over " + quoteName(codes.name);
+    auto bad = [&](const std::string &why) {
+      return Status::formatError(where + ": " + why);
+    };
+    if (!isFloatScale(scaleType))
+      return bad("scales " + quoteName(scales.name) +
+                 " are not float32, float16 or bfloat16");
+    const TensorInfo *zp =
+        w.zeroPoints >= 0 ? &file.tensors[size_t(w.zeroPoints)] : nullptr;
+    quant::QuantizedWeight &q = w.weight;
+    q.name = codes.name;
+    q.scheme.offsetKind = quant::OffsetKind::ZeroPoint;
+    q.scheme.scales = {{mlirOf(scaleType), 0}};
+    if (n.opType == "MatMulNBits") {
+      auto attr = [&](const char *k, int64_t dflt) {
+        auto it = n.ints.find(k);
+        return it == n.ints.end() ? dflt : it->second;
+      };
+      int64_t K = attr("K", -1), N = attr("N", -1), bits = attr("bits", 4),
+              block = attr("block_size", -1);
+      if (bits != 2 && bits != 4 && bits != 8)
+        return bad("bits " + std::to_string(bits) +
+                   " (2, 4 and 8 are read; 3-bit blobs are not)");
+      if (block < 16 || (block & (block - 1)) || K <= 0 || N <= 0 ||
+          K > (int64_t(1) << 40) || N > (int64_t(1) << 40))
+        return bad("K " + std::to_string(K) + ", N " + std::to_string(N) +
+                   ", block_size " + std::to_string(block) +
+                   " (a power of two of at least 16)");
+      int64_t blocks = (K + block - 1) / block;
+      std::vector<int64_t> bShape{N, blocks, block * bits / 8};
+      if (codeType != 2 || codes.shape != bShape)
+        return bad("B is " + tensorTypeString(codes.elementType, codes.shape) +
+                   ", not " + tensorTypeString(*fromOnnxType(2), bShape));
+      std::optional<uint64_t> ns = numElements(scales.shape);
+      if (!ns || *ns != uint64_t(N * blocks))
+        return bad("scales " + quoteName(scales.name) + " hold " +
+                   std::to_string(ns.value_or(0)) + " values, not N * " +
+                   "n_blocks = " + std::to_string(N * blocks));
+      if (zp) {
+        int32_t zt = *toOnnxType(zp->elementType);
+        std::optional<uint64_t> nz = numElements(zp->shape);
+        w.packedZeroPoints = zt == 2 && zt != scaleType;
+        uint64_t want = w.packedZeroPoints
+                            ? uint64_t(N * ((blocks * bits + 7) / 8))
+                            : uint64_t(N * blocks);
+        if ((!w.packedZeroPoints && zt != scaleType) || !nz || *nz != want)
+          return bad("zero_points " + quoteName(zp->name) + " are " +
+                     tensorTypeString(zp->elementType, zp->shape) + ", not " +
+                     std::to_string(want) + " " +
+                     (w.packedZeroPoints ? "packed uint8 values"
+                                         : "values of the scales' type"));
+      }
+      w.bits = unsigned(bits);
+      w.blockSize = block;
+      q.scheme.name = "onnx.matmulnbits";
+      q.scheme.codeType = "ui" + std::to_string(bits);
+      q.scheme.groupSize = uint64_t(block);
+      q.shape = {N, K};
+      q.axis = 1;
+    } else {
+      auto it = n.ints.find("axis");
+      int64_t axis = it == n.ints.end() ? 1 : it->second;
+      auto bs = n.ints.find("block_size");
+      int64_t block = bs == n.ints.end() ? 0 : bs->second;
+      if (codeType != 21 && codeType != 22)
+        continue; // Only the 4-bit ones are quantized weights of ours.
+      int64_t rank = int64_t(codes.shape.size());
+      if (axis < 0)
+        axis += rank;
+      w.matMulNBits = false;
+      w.bits = 4;
+      w.blockSize = block;
+      bool perTensor = scales.shape.empty() ||
+                       (scales.shape.size() == 1 && scales.shape[0] == 1);
+      if (!perTensor && (axis < 0 || axis >= rank))
+        return bad("axis " + std::to_string(axis) + " of a rank " +
+                   std::to_string(rank) + " tensor");
+      std::vector<int64_t> want;
+      if (perTensor) {
+        want = scales.shape;
+        w.blockSize = -1;
+      } else if (block <= 0) {
+        want = {codes.shape[size_t(axis)]};
+      } else {
+        want = codes.shape;
+        want[size_t(axis)] = (want[size_t(axis)] + block - 1) / block;
+      }
+      if (scales.shape != want)
+        return bad("scales " + quoteName(scales.name) + " have shape " +
+                   tensorTypeString(scales.elementType, scales.shape) +
+                   "; the codes and axis need " +
+                   tensorTypeString(scales.elementType, want));
+      if (zp && (*toOnnxType(zp->elementType) != codeType ||
+                 zp->shape != scales.shape))
+        return bad("zero_point " + quoteName(zp->name) + " is " +
+                   tensorTypeString(zp->elementType, zp->shape) +
+                   ", not the codes' type in the scales' shape");
+      w.packedZeroPoints = true;
+      q.scheme.name = "onnx.dequantizelinear";
+      q.scheme.codeType = codeType == 22 ? "si4" : "ui4";
+      q.scheme.groupSize = block > 0 ? uint64_t(block) : 0;
+      q.shape = codes.shape;
+      q.axis = uint32_t(perTensor ? 0 : axis);
+    }
+    if (zp)
+      q.scheme.offsets = {
+          {w.packedZeroPoints ? q.scheme.codeType : mlirOf(scaleType),
+           q.scheme.groupSize}};
+    q.scheme.scales[0].groupSize = q.scheme.groupSize;
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+TensorSource
+vmpack::formats::onnxDequantizedSource(const OnnxQuantizedWeight &w,
+                                       const WeightFile &file,
+                                       quant::FloatType type) {
+  std::vector<TensorSource> all = file.sources();
+  auto shared = std::make_shared<std::vector<TensorSource>>();
+  shared->push_back(all[size_t(w.codes)]);
+  shared->push_back(all[size_t(w.scales)]);
+  if (w.zeroPoints >= 0)
+    shared->push_back(all[size_t(w.zeroPoints)]);
+  const TensorInfo &codesInfo = file.tensors[size_t(w.codes)];
+  const int32_t scaleType =
+      *toOnnxType(file.tensors[size_t(w.scales)].elementType);
+  const bool signedCodes =
+      codesInfo.elementType.scalar.kind != ScalarKind::UnsignedInt &&
+      !w.matMulNBits;
+  const unsigned width = quant::floatTypeBytes(type);
+  TensorSource out;
+  out.info.name = w.weight.name;
+  out.info.shape = w.weight.shape;
+  out.info.elementType = *fromOnnxType(type == quant::FloatType::F32   ? 1
+                                       : type == quant::FloatType::F16 ? 10
+                                                                       : 16);
+  out.info.encoding = Encoding::Byte;
+  out.info.length = *numElements(w.weight.shape) * width;
+  std::vector<int64_t> shape = w.weight.shape;
+  const OnnxQuantizedWeight q = w;
+  out.produce = [shared, q, shape, scaleType, signedCodes, width,
+                 type](uint64_t first, uint64_t n, uint8_t *dst) {
+    const TensorSource &codes = (*shared)[0];
+    const TensorSource &scales = (*shared)[1];
+    const TensorSource *zps = shared->size() > 2 ? &(*shared)[2] : nullptr;
+    const unsigned sb = scaleType == 1 ? 4 : 2;
+    // Strides of the logical shape, for DequantizeLinear's axis.
+    uint64_t inner = 1;
+    for (size_t d = q.weight.axis + 1; d < shape.size(); ++d)
+      inner *= uint64_t(shape[d]);
+    for (uint64_t e = first / width; e * width < first + n; ++e) {
+      uint64_t code, scaleIndex;
+      int64_t codeValue, zeroPoint;
+      if (q.matMulNBits) {
+        uint64_t K = uint64_t(shape[1]), row = e / K, k = e % K;
+        uint64_t blocks =
+            (K + uint64_t(q.blockSize) - 1) / uint64_t(q.blockSize);
+        uint64_t blob = uint64_t(q.blockSize) * q.bits / 8;
+        uint64_t b = k / uint64_t(q.blockSize), j = k % uint64_t(q.blockSize);
+        code = packedValue(codes.data + (row * blocks + b) * blob, j, q.bits);
+        codeValue = int64_t(code);
+        scaleIndex = row * blocks + b;
+        zeroPoint = int64_t(1) << (q.bits - 1);
+        if (zps && q.packedZeroPoints) {
+          uint64_t perRow = (blocks * q.bits + 7) / 8;
+          zeroPoint = packedValue(zps->data + row * perRow, b, q.bits);
+        }
+      } else {
+        code = packedValue(codes.data, e, 4);
+        codeValue = signedCodes ? int64_t(code ^ 8) - 8 : int64_t(code);
+        if (q.blockSize < 0) {
+          scaleIndex = 0;
+        } else {
+          uint64_t dim = uint64_t(shape[q.weight.axis]);
+          uint64_t outer = e / (inner * dim), a = (e / inner) % dim,
+                   in = e % inner;
+          if (q.blockSize == 0)
+            scaleIndex = a;
+          else {
+            uint64_t nb =
+                (dim + uint64_t(q.blockSize) - 1) / uint64_t(q.blockSize);
+            scaleIndex = (outer * nb + a / uint64_t(q.blockSize)) * inner + in;
+          }
+        }
+        zeroPoint = 0;
+        if (zps) {
+          unsigned z = packedValue(zps->data, scaleIndex, 4);
+          zeroPoint = signedCodes ? int64_t(z ^ 8) - 8 : int64_t(z);
+        }
+      }
+      float scale = loadFloat(scaleType, scales.data + scaleIndex * sb);
+      float value;
+      if (zps && !q.packedZeroPoints)
+        value = (float(codeValue) -
+                 loadFloat(scaleType, zps->data + scaleIndex * sb)) *
+                scale;
+      else
+        value = float(codeValue - zeroPoint) * scale;
+      uint8_t bytes[4];
+      if (type == quant::FloatType::F32)
+        std::memcpy(bytes, &value, 4);
+      else {
+        uint16_t h = type == quant::FloatType::F16
+                         ? quant::floatToHalf(value)
+                         : quant::floatToBFloat16(value);
+        bytes[0] = uint8_t(h);
+        bytes[1] = uint8_t(h >> 8);
+      }
+      for (unsigned b = 0; b < width; ++b) {
+        uint64_t at = e * width + b;
+        if (at >= first && at < first + n)
+          dst[at - first] = bytes[b];
+      }
+    }
+  };
+  return out;
 }
 
 Status vmpack::formats::writeOnnx(const std::string &path,

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 
 using namespace vmpack;
 using namespace vmpack::tools;
@@ -442,9 +443,46 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     StatusOr<std::vector<std::unique_ptr<WeightFile>>> set =
         std::vector<std::unique_ptr<WeightFile>>();
     if (*format == Format::Onnx) {
-      StatusOr<std::unique_ptr<WeightFile>> model = openOnnx(path);
+      OnnxModel parsed;
+      StatusOr<std::unique_ptr<WeightFile>> model =
+          openOnnx(path, OnnxLimits(), &parsed);
       if (!model)
         return model.status();
+      if (options.dequantize) {
+        // MatMulNBits and 4-bit DequantizeLinear weights become floats
+        // under the codes' name; their scales and zero points go.
+        StatusOr<std::vector<OnnxQuantizedWeight>> quantized =
+            onnxQuantizedWeights(parsed, **model);
+        if (!quantized)
+          return quantized.status().withContext("'" + path + "': ");
+        std::vector<TensorSource> sources = (*model)->sources();
+        std::map<int64_t, TensorSource> replaced;
+        std::set<int64_t> dropped;
+        for (const OnnxQuantizedWeight &w : *quantized) {
+          replaced[w.codes] =
+              onnxDequantizedSource(w, **model, *options.dequantize);
+          dropped.insert(w.scales);
+          if (w.zeroPoints >= 0)
+            dropped.insert(w.zeroPoints);
+          progress("'" + w.weight.name +
+                   "': " + quant::describe(w.weight.scheme) + " -> " +
+                   quant::floatTypeName(*options.dequantize));
+        }
+        std::vector<TensorSource> kept;
+        for (size_t i = 0; i < sources.size(); ++i) {
+          auto it = replaced.find(int64_t(i));
+          if (it != replaced.end())
+            kept.push_back(std::move(it->second));
+          else if (!dropped.count(int64_t(i)))
+            kept.push_back(std::move(sources[i]));
+        }
+        if (Status st = merger.addStrings((*model)->stringMetadata, path); !st)
+          return st;
+        if (Status st = addSources(std::move(kept), path); !st)
+          return st;
+        files.push_back(std::move(*model));
+        continue;
+      }
       set->push_back(std::move(*model));
     } else {
       set = openWeightSet(path, *formatInfo(*format).fileFormat);

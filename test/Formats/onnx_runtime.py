@@ -193,9 +193,9 @@ def dq_model(q1, s1, z1, q2, s2, z2):
          helper.make_node("MatMul", ["x", "W1"], ["y1"]),
          helper.make_node("MatMul", ["x", "W2"], ["y2"])],
         "dq",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
-        [helper.make_tensor_value_info("y1", TensorProto.FLOAT, [2, 6]),
-         helper.make_tensor_value_info("y2", TensorProto.FLOAT, [2, 6])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["M", 4])],
+        [helper.make_tensor_value_info("y1", TensorProto.FLOAT, ["M", 6]),
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, ["M", 6])],
         [int4_tensor("Q1", q1, True), numpy_helper.from_array(s1, "S1"),
          int4_tensor("Z1", z1, True), int4_tensor("Q2", q2, False),
          numpy_helper.from_array(s2, "S2"), int4_tensor("Z2", z2, False)])
@@ -245,8 +245,8 @@ def nbits_model(w):
                           domain="com.microsoft", K=NB_K, N=NB_N, bits=4,
                           block_size=NB_BLOCK)],
         "nbits",
-        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, NB_K])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, NB_N])],
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, ["M", NB_K])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["M", NB_N])],
         [numpy_helper.from_array(w["B"], "B"),
          numpy_helper.from_array(w["S"], "S"),
          numpy_helper.from_array(w["Z"], "Z")])
@@ -381,6 +381,92 @@ def main():
              {k: w[k].tobytes() for k in ["B", "S", "Z"]},
              nbits_ref(w, nbits_in), nbits_in, nbits_ref(nw, nbits_in),
              {k: nw[k] for k in ["B", "S", "Z"]}, checker=False)
+
+    # --dequantize: the quantized weights as floats, against ONNX Runtime's
+    # own dequantization (an identity input gives the weight itself).
+    def floats(path, name):
+        data = read_safetensors(path)[name]
+        return np.frombuffer(data, np.float32)
+
+    d = os.path.join(work, "nbits")
+    deq = os.path.join(d, "nbits-f32.safetensors")
+    run([os.path.join(d, "nbits.onnx"), "--dequantize", "-o", deq])
+    eye = ort(os.path.join(d, "nbits.onnx"),
+              {"a": np.eye(NB_K, dtype=np.float32)})["y"]  # W^T
+    got = floats(deq, "B").reshape(NB_N, NB_K)
+    check(np.array_equal(got, eye.T) and
+          set(read_safetensors(deq)) == {"B"},
+          "nbits: --dequantize gives B as ONNX Runtime's [N, K] weight, "
+          "scales and zero points gone")
+    d = os.path.join(work, "dq")
+    deq = os.path.join(d, "dq-f32.safetensors")
+    run([os.path.join(d, "dq.onnx"), "--dequantize", "-o", deq])
+    eye = ort(os.path.join(d, "dq.onnx"), {"x": np.eye(4, dtype=np.float32)})
+    check(np.array_equal(floats(deq, "Q1").reshape(4, 6), eye["y1"]) and
+          np.array_equal(floats(deq, "Q2").reshape(4, 6), eye["y2"]) and
+          set(read_safetensors(deq)) == {"Q1", "Q2"},
+          "dq: --dequantize gives INT4 per-axis and UINT4 blocked weights "
+          "as ONNX Runtime's DequantizeLinear")
+
+    # MatMulNBits of 2 and 8 bits, without zero points (2^(bits-1)), with
+    # float16 scales and zero points of the scales' type.
+    for bits, zp, scale_type in [(2, "packed", np.float32),
+                                 (8, None, np.float32),
+                                 (4, "typed", np.float16)]:
+        name = f"nbits{bits}-{zp}"
+        blocks, k, n = NB_K // NB_BLOCK, NB_K, NB_N
+        q = rng.integers(0, 2 ** bits, (n, k))
+        z = rng.integers(0, 2 ** bits, (n, blocks))
+        s_ = (2.0 ** rng.integers(-2, 2, (n, blocks))).astype(scale_type)
+        per = 8 // bits
+
+        def packb(v):
+            v = np.asarray(v).ravel()
+            v = np.append(v, np.zeros(-len(v) % per, np.int64))
+            out = np.zeros(len(v) // per, np.uint8)
+            for i in range(per):
+                out |= (v[i::per] << (i * bits)).astype(np.uint8)
+            return out
+
+        inits = [numpy_helper.from_array(
+                     packb(q).reshape(n, blocks, NB_BLOCK * bits // 8), "B"),
+                 numpy_helper.from_array(s_.ravel(), "S")]
+        inputs = ["a", "B", "S"]
+        if zp == "packed":
+            inits.append(numpy_helper.from_array(
+                np.concatenate([packb(z[r]) for r in range(n)]), "Z"))
+            inputs.append("Z")
+        elif zp == "typed":
+            inits.append(numpy_helper.from_array(
+                z.astype(scale_type).ravel(), "Z"))
+            inputs.append("Z")
+        else:
+            z = np.full((n, blocks), 2 ** (bits - 1))
+        elem = TensorProto.FLOAT16 if scale_type == np.float16 else \
+            TensorProto.FLOAT
+        g = helper.make_graph(
+            [helper.make_node("MatMulNBits", inputs, ["y"],
+                              domain="com.microsoft", K=k, N=n, bits=bits,
+                              block_size=NB_BLOCK)], name,
+            [helper.make_tensor_value_info("a", elem, ["M", k])],
+            [helper.make_tensor_value_info("y", elem, ["M", n])], inits)
+        m = helper.make_model(g, opset_imports=[
+            helper.make_opsetid("", 21),
+            helper.make_opsetid("com.microsoft", 1)])
+        m.ir_version = 10
+        path = os.path.join(work, name + ".onnx")
+        onnx.save(m, path)
+        want = (q - np.repeat(z, NB_BLOCK, axis=1)) * np.repeat(
+            s_.astype(np.float64), NB_BLOCK, axis=1)
+        deq = os.path.join(work, name + ".safetensors")
+        run([path, "--dequantize", "-o", deq])
+        got = floats(deq, "B").reshape(n, k)
+        if scale_type == np.float32:
+            eye = ort(path, {"a": np.eye(k, dtype=np.float32)})["y"].T
+        else:
+            eye = want  # the float16 binding needs Float16Array; numpy only
+        check(np.array_equal(got, eye) and np.array_equal(got, want),
+              f"{name}: --dequantize = ONNX Runtime's weight = numpy")
 
     if failures:
         print(f"{len(failures)} check(s) failed")

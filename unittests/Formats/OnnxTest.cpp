@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sys/stat.h>
@@ -510,6 +511,85 @@ TEST(Onnx, DocumentedBytes) {
                                "\x70\x01" +
                                tail);
   EXPECT_EQ(readAll(path + ".data"), w);
+}
+
+Pb intAttr(const std::string &name, int64_t v) {
+  Pb a;
+  a.bytes(1, name).varint(3, uint64_t(v)).varint(20, 2);
+  return a;
+}
+
+TEST(Onnx, MatMulNBitsIsAQuantizedWeight) {
+  TempDir dir;
+  auto model = [&](std::vector<int64_t> bDims, int64_t bits) {
+    Pb node;
+    node.bytes(1, "a").bytes(1, "B").bytes(1, "S").bytes(1, "Z");
+    node.bytes(2, "y").bytes(4, "MatMulNBits").bytes(7, "com.microsoft");
+    node.msg(5, intAttr("K", 32)).msg(5, intAttr("N", 2));
+    node.msg(5, intAttr("bits", bits)).msg(5, intAttr("block_size", 16));
+    uint64_t n = 1;
+    for (int64_t d : bDims)
+      n *= uint64_t(d);
+    // Codes 0..15 in every block, scales 0.5, packed zero points 3 and 5.
+    std::string codes(size_t(n), '\0');
+    for (size_t i = 0; i < codes.size(); ++i)
+      codes[i] = char((2 * i % 16) | (2 * i + 1) % 16 << 4);
+    std::string scales;
+    for (int i = 0; i < 4; ++i)
+      scales += std::string("\x00\x00\x00\x3f", 4);
+    return modelOf({tensorProto("B", 2, bDims).bytes(9, codes),
+                    tensorProto("S", 1, {4}).bytes(9, scales),
+                    tensorProto("Z", 2, {2}).bytes(9, "\x53\x53")},
+                   {node});
+  };
+  dir.write("m.onnx", model({2, 2, 8}, 4));
+  OnnxModel parsed;
+  StatusOr<std::unique_ptr<WeightFile>> f =
+      openOnnx(dir.file("m.onnx"), OnnxLimits(), &parsed);
+  ASSERT_TRUE(f) << f.status().message();
+  StatusOr<std::vector<OnnxQuantizedWeight>> q =
+      onnxQuantizedWeights(parsed, **f);
+  ASSERT_TRUE(q) << q.status().message();
+  ASSERT_EQ(q->size(), 1u);
+  const OnnxQuantizedWeight &w = q->front();
+  EXPECT_EQ(w.weight.name, "B");
+  EXPECT_EQ(w.weight.shape, (std::vector<int64_t>{2, 32}));
+  EXPECT_EQ(w.weight.axis, 1u);
+  EXPECT_EQ(w.weight.scheme.codeType, "ui4");
+  EXPECT_EQ(w.weight.scheme.groupSize, 16u);
+  EXPECT_EQ(w.weight.scheme.offsetKind, quant::OffsetKind::ZeroPoint);
+  TensorSource s = onnxDequantizedSource(w, **f, quant::FloatType::F32);
+  ASSERT_EQ(s.info.length, 2u * 32 * 4);
+  std::vector<float> v(64);
+  s.produce(0, s.info.length, reinterpret_cast<uint8_t *>(v.data()));
+  for (int r = 0; r < 2; ++r)
+    for (int k = 0; k < 32; ++k) {
+      int zp = k < 16 ? 3 : 5; // the low nibble is block 0
+      EXPECT_EQ(v[size_t(r * 32 + k)], float((k % 16) - zp) * 0.5f)
+          << r << "," << k;
+    }
+  // A byte range that starts and ends inside values.
+  std::vector<uint8_t> part(7);
+  s.produce(5, 7, part.data());
+  EXPECT_EQ(
+      std::memcmp(part.data(), reinterpret_cast<uint8_t *>(v.data()) + 5, 7),
+      0);
+
+  auto refused = [&](const std::string &bytes, const std::string &needle) {
+    dir.write("bad.onnx", bytes);
+    OnnxModel m;
+    StatusOr<std::unique_ptr<WeightFile>> g =
+        openOnnx(dir.file("bad.onnx"), OnnxLimits(), &m);
+    ASSERT_TRUE(g) << g.status().message();
+    StatusOr<std::vector<OnnxQuantizedWeight>> r = onnxQuantizedWeights(m, **g);
+    ASSERT_FALSE(r) << needle;
+    EXPECT_NE(r.status().message().find(needle), std::string::npos)
+        << r.status().message();
+  };
+  refused(
+      model({2, 2, 4}, 4),
+      "MatMulNBits over 'B': B is tensor<2x2x4xui8>, not tensor<2x2x8xui8>");
+  refused(model({2, 2, 6}, 3), "bits 3");
 }
 
 TEST(Onnx, TemplateTensorsAreReplacedByName) {

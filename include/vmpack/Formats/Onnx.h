@@ -27,6 +27,10 @@
 
 #include "vmpack/Formats/Safetensors.h"
 #include "vmpack/Formats/WeightFile.h"
+#include "vmpack/Quant/Dequantize.h"
+#include "vmpack/Quant/QuantizedWeight.h"
+
+#include <map>
 
 #include <cstdint>
 #include <memory>
@@ -67,8 +71,17 @@ struct OnnxTensor {
   bool initializer = true;
 };
 
+/// A node of the main graph that quantized weights are recognised from
+/// (MatMulNBits, DequantizeLinear): its inputs and integer attributes.
+struct OnnxNode {
+  std::string opType, domain;
+  std::vector<std::string> inputs;
+  std::map<std::string, int64_t> ints;
+};
+
 struct OnnxModel {
   std::vector<OnnxTensor> tensors;
+  std::vector<OnnxNode> nodes;
   /// ModelProto.metadata_props, in file order.
   StringMetadata metadata;
   int64_t irVersion = 0;
@@ -82,8 +95,39 @@ StatusOr<OnnxModel> parseOnnx(const uint8_t *data, size_t size,
 /// Maps `path` and each external data file it names (relative to the
 /// model's directory, which none may leave), and checks every tensor's
 /// range against its file and the ranges against each other.
+/// `model`, when given, receives the parsed model (its tensors' decoded
+/// bytes moved into the WeightFile).
 StatusOr<std::unique_ptr<WeightFile>> openOnnx(const std::string &path,
-                                               const OnnxLimits &limits = {});
+                                               const OnnxLimits &limits = {},
+                                               OnnxModel *model = nullptr);
+
+/// A quantized weight of a model's main graph: the codes of a
+/// com.microsoft MatMulNBits node's B (2, 4 or 8 bits; value [N, K] =
+/// (code - zero point) * scale per block of block_size along K), or an
+/// INT4/UINT4 initializer a DequantizeLinear takes (per tensor, per axis or
+/// blocked). Indices are into WeightFile::tensors; -1 for none.
+struct OnnxQuantizedWeight {
+  quant::QuantizedWeight weight;
+  int64_t codes = -1, scales = -1, zeroPoints = -1;
+  unsigned bits = 4;
+  bool matMulNBits = true;
+  /// MatMulNBits: zero points packed like the codes (uint8), else of the
+  /// scales' type. Absent: 2^(bits-1) (MatMulNBits) or 0.
+  bool packedZeroPoints = true;
+  int64_t blockSize = 0;
+};
+
+/// The quantized weights of `model` (opened as `file`); errors name the
+/// node and tensor whose types or shapes disagree with the operator's.
+StatusOr<std::vector<OnnxQuantizedWeight>>
+onnxQuantizedWeights(const OnnxModel &model, const WeightFile &file);
+
+/// The weight as floats of `type`, [N, K] for MatMulNBits, the codes'
+/// shape for DequantizeLinear, computed (in f32) as the writer asks for
+/// them from `file`'s mapped bytes (which must outlive the source).
+TensorSource onnxDequantizedSource(const OnnxQuantizedWeight &w,
+                                   const WeightFile &file,
+                                   quant::FloatType type);
 
 struct OnnxWriteOptions {
   /// The model whose graph is written, its tensors replaced by the same-named
