@@ -14,8 +14,10 @@
 #include "vmpack/Formats/LlamaGguf.h"
 
 #include "BoundedJson.h"
+#include "vmpack/Formats/HfQuant.h"
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Quant/Dequantize.h"
+#include "vmpack/Quant/GgmlTypes.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,7 +41,45 @@ constexpr uint64_t kMaxJsonBytes = 1ull << 30;
 constexpr unsigned kMaxJsonDepth = 64;
 
 // llama.cpp's llama_ftype (include/llama.h) for general.file_type.
-constexpr uint32_t kFtypeAllF32 = 0, kFtypeMostlyF16 = 1, kFtypeMostlyBF16 = 32;
+/// The llama_ftype (include/llama.h) of a model whose matrices are mostly
+/// of ggml type `t`.
+std::optional<uint32_t> llamaFileType(uint32_t t) {
+  using namespace quant;
+  switch (t) {
+  case kGgmlF32:
+    return 0; // LLAMA_FTYPE_ALL_F32
+  case kGgmlF16:
+    return 1; // LLAMA_FTYPE_MOSTLY_F16
+  case kGgmlQ4_0:
+    return 2;
+  case kGgmlQ4_1:
+    return 3;
+  case kGgmlQ8_0:
+    return 7;
+  case kGgmlQ5_0:
+    return 8;
+  case kGgmlQ5_1:
+    return 9;
+  case kGgmlBF16:
+    return 32;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The ggml type of a tensor: its block type, else F32/F16/BF16.
+uint32_t ggmlTypeOf(const TensorInfo &t) {
+  if (t.ggmlBlockType)
+    return *t.ggmlBlockType;
+  switch (t.elementType.scalar.kind) {
+  case ScalarKind::F16:
+    return quant::kGgmlF16;
+  case ScalarKind::BF16:
+    return quant::kGgmlBF16;
+  default:
+    return quant::kGgmlF32;
+  }
+}
 // llama_token_type (include/llama.h) for tokenizer.ggml.token_type.
 constexpr int32_t kTokenNormal = 1, kTokenControl = 3, kTokenUserDefined = 4,
                   kTokenUnused = 5;
@@ -215,16 +255,6 @@ StatusOr<Hparams> readHparams(const Config &c) {
         "'" + c.file() + "': architecture '" + h.hfArchitecture +
         "' is not one vmpack converts to a llama.cpp GGUF model "
         "(LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM)");
-  }
-  if (const json *q = c.find("quantization_config")) {
-    std::string method = q->is_object() && q->contains("quant_method")
-                             ? q->at("quant_method").dump()
-                             : q->dump();
-    return Status::unsupported(
-        "'" + c.file() + "': the checkpoint is quantized (quant_method " +
-        method +
-        "); vmpack converts dense (f32, f16, bf16) checkpoints to a "
-        "llama.cpp model");
   }
   const std::string a = h.arch + ".";
   auto need = [&](const char *key, const std::string &gguf,
@@ -417,34 +447,58 @@ float toF32(quant::FloatType type, const uint8_t *p) {
   return 0;
 }
 
-/// `source` written row by row (rows of `rowElements` elements): row r of
-/// the result is row rowOf(r) of the source, and with `widen` every
-/// element becomes f32.
-TensorSource rowsOf(const TensorSource &source, uint64_t rowElements,
-                    std::function<uint64_t(uint64_t)> rowOf, bool widen) {
-  const quant::FloatType from = *floatTypeOf(source.info.elementType);
-  const uint64_t inBytes = quant::floatTypeBytes(from);
-  const uint64_t outBytes = widen ? 4 : inBytes;
-  const uint64_t inRow = rowElements * inBytes, outRow = rowElements * outBytes;
+/// Reads stored bytes [first, first + n) of `source`.
+void readSource(const TensorSource &source, uint64_t first, uint64_t n,
+                uint8_t *out) {
+  if (source.produce)
+    source.produce(first, n, out);
+  else
+    std::memcpy(out, source.data + first, n);
+}
+
+/// `source` (rows of `rowBytes` stored bytes) written with its rows
+/// reordered within groups of `group` rows (a head): row r of the result
+/// is row llamaRopeSourceRow(r, group) of the source when `permute`, else
+/// row r; with `widen` every f16/bf16/f32 element becomes f32. A source
+/// group is read once per call, in one piece.
+TensorSource rowsOf(const TensorSource &source, uint64_t rowBytes,
+                    uint64_t group, bool permute, bool widen) {
+  std::optional<quant::FloatType> from;
+  if (!source.info.isOpaque())
+    from = floatTypeOf(source.info.elementType);
+  const uint64_t inBytes = from ? quant::floatTypeBytes(*from) : 1;
+  const uint64_t outRow = widen ? rowBytes / inBytes * 4 : rowBytes;
+  const uint64_t rows = source.info.length / rowBytes;
   TensorSource out;
   out.info = source.info;
   out.info.offset = 0;
   if (widen)
     out.info.elementType = floatElement(ScalarKind::F32);
-  out.info.length = *numElements(source.info.shape) * outBytes;
-  const uint8_t *data = source.data;
+  out.info.length = rows * outRow;
+  auto shared = std::make_shared<TensorSource>(source);
   out.produce = [=](uint64_t first, uint64_t n, uint8_t *dst) {
-    std::vector<uint8_t> row;
+    std::vector<uint8_t> groupBytes, row;
+    uint64_t loaded = UINT64_MAX;
     while (n > 0) {
       const uint64_t r = first / outRow, at = first % outRow;
       const uint64_t take = std::min(n, outRow - at);
-      const uint8_t *src = data + rowOf(r) * inRow;
+      const uint64_t g = r / group;
+      if (g != loaded) {
+        const uint64_t count = std::min(group, rows - g * group);
+        groupBytes.resize(count * rowBytes);
+        readSource(*shared, g * group * rowBytes, count * rowBytes,
+                   groupBytes.data());
+        loaded = g;
+      }
+      const uint64_t inGroup =
+          permute ? llamaRopeSourceRow(r, group) - g * group : r - g * group;
+      const uint8_t *src = groupBytes.data() + inGroup * rowBytes;
       if (!widen) {
         std::memcpy(dst, src + at, take);
       } else {
         row.resize(outRow);
         for (uint64_t e = at / 4; e * 4 < at + take; ++e) {
-          float f = toF32(from, src + e * inBytes);
+          float f = toF32(*from, src + e * inBytes);
           std::memcpy(row.data() + e * 4, &f, 4);
         }
         std::memcpy(dst, row.data() + at, take);
@@ -478,7 +532,7 @@ public:
   /// Removes `name` and checks its shape (HF order) and type.
   StatusOr<TensorSource> take(const std::string &name,
                               const std::vector<int64_t> &shape,
-                              const std::string &why) {
+                              const std::string &why, bool blocks = false) {
     auto it = byName.find(name);
     if (it == byName.end())
       return Status::formatError("the checkpoint in '" + folder +
@@ -487,12 +541,13 @@ public:
     TensorSource s = std::move(it->second.first);
     std::string file = std::move(it->second.second);
     byName.erase(it);
-    if (s.info.isOpaque() || !floatTypeOf(s.info.elementType))
+    if (s.info.isOpaque() ? !blocks : !floatTypeOf(s.info.elementType))
       return Status::unsupported(
           "'" + file + "': tensor '" + name + "' is " +
           (s.info.isOpaque() ? std::string("a ggml block type")
                              : toString(s.info.elementType)) +
-          "; vmpack converts f32, f16 and bf16 weights to a llama.cpp model");
+          "; vmpack converts f32, f16 and bf16 " +
+          (blocks ? "weights" : "vectors") + " to a llama.cpp model");
     if (s.info.shape != shape)
       return Status::formatError("'" + file + "': tensor '" + name +
                                  "' has shape " + shapeText(s.info.shape) +
@@ -841,6 +896,22 @@ uint64_t vmpack::formats::llamaRopeSourceRow(uint64_t row, uint64_t headDim) {
   return head * headDim + (k % 2) * (headDim / 2) + k / 2;
 }
 
+bool vmpack::formats::isLlamaFamilyFolder(const std::string &path) {
+  if (!isDirectory(path) || !isFile(joinPath(path, "config.json")))
+    return false;
+  StatusOr<std::optional<json>> config =
+      readJson(joinPath(path, "config.json"), true);
+  if (!config || !(*config)->is_object())
+    return false;
+  auto it = (*config)->find("architectures");
+  if (it == (*config)->end() || !it->is_array() || it->size() != 1 ||
+      !(*it)[0].is_string())
+    return false;
+  const std::string a = (*it)[0].get<std::string>();
+  return a == "LlamaForCausalLM" || a == "MistralForCausalLM" ||
+         a == "Qwen2ForCausalLM";
+}
+
 bool vmpack::formats::isDenseHfModelFolder(const std::string &path) {
   if (!isDirectory(path) || !isFile(joinPath(path, "config.json")) ||
       isFile(joinPath(path, "quantize_config.json")) ||
@@ -872,42 +943,71 @@ vmpack::formats::planLlamaGguf(const std::string &folder,
   LlamaGgufPlan plan;
   plan.architecture = h.arch;
 
-  // The weights: a sharded set by its index, or one file.
-  std::string weights = joinPath(folder, "model.safetensors.index.json");
-  if (!isFile(weights))
-    weights = joinPath(folder, "model.safetensors");
-  if (!isFile(weights))
-    return Status::invalidArgument(
-        "'" + folder +
-        "' has neither model.safetensors nor model.safetensors.index.json "
-        "(vmpack reads safetensors checkpoints, not pytorch_model.bin)");
-  StatusOr<std::vector<std::unique_ptr<WeightFile>>> set =
-      openWeightSet(weights, FileFormat::Safetensors);
-  if (!set)
-    return set.status();
   TensorTable table(folder);
-  for (std::unique_ptr<WeightFile> &file : *set) {
-    for (TensorSource &s : file->sources())
-      table.add(std::move(s), file->path);
-    plan.files.push_back(std::move(file));
+  const bool quantized = cj.contains("quantization_config") ||
+                         isFile(joinPath(folder, "quantize_config.json")) ||
+                         isFile(joinPath(folder, "quant_config.json"));
+  if (quantized) {
+    // GPTQ/AWQ linears as ggml blocks (exact, else refused) or floats.
+    StatusOr<std::unique_ptr<HfQuantModel>> opened = openHfQuantModel(folder);
+    if (!opened)
+      return opened.status();
+    HfQuantModel &m = **opened;
+    plan.warnings = m.warnings;
+    for (TensorSource &t : m.others)
+      table.add(std::move(t), folder);
+    for (const HfQuantLinear &l : m.linears) {
+      StatusOr<TensorSource> t = [&]() -> StatusOr<TensorSource> {
+        if (options.dequantize)
+          return hfLinearAsFloats(l, *options.dequantize);
+        StatusOr<uint32_t> type = hfGgmlTarget(l, options.ggmlType);
+        if (!type)
+          return type.status().withContext("'" + folder + "': ");
+        return hfLinearAsGgml(l, *type);
+      }();
+      if (!t)
+        return t.status();
+      table.add(std::move(*t), folder);
+    }
+    plan.files = std::move(m.files);
+    plan.quantModel = std::shared_ptr<HfQuantModel>(std::move(*opened));
+  } else {
+    // The weights: a sharded set by its index, or one file.
+    std::string weights = joinPath(folder, "model.safetensors.index.json");
+    if (!isFile(weights))
+      weights = joinPath(folder, "model.safetensors");
+    if (!isFile(weights))
+      return Status::invalidArgument(
+          "'" + folder +
+          "' has neither model.safetensors nor model.safetensors.index.json "
+          "(vmpack reads safetensors checkpoints, not pytorch_model.bin)");
+    StatusOr<std::vector<std::unique_ptr<WeightFile>>> set =
+        openWeightSet(weights, FileFormat::Safetensors);
+    if (!set)
+      return set.status();
+    for (std::unique_ptr<WeightFile> &file : *set) {
+      for (TensorSource &s : file->sources())
+        table.add(std::move(s), file->path);
+      plan.files.push_back(std::move(file));
+    }
   }
   table.dropIgnored();
 
   const int64_t embd = int64_t(h.embd), vocab = int64_t(h.vocab),
                 ff = int64_t(h.ff), qRows = int64_t(h.heads * h.headDim),
                 kvRows = int64_t(h.kvHeads * h.headDim);
-  std::map<quant::FloatType, uint64_t> matrixTypes;
+  std::map<uint32_t, uint64_t> matrixTypes;
   auto emit = [&](TensorSource s, const std::string &name) {
     s.info.name = name;
     s.info.offset = 0;
     if (s.info.shape.size() == 2)
-      matrixTypes[*floatTypeOf(s.info.elementType)]++;
+      matrixTypes[ggmlTypeOf(s.info)]++;
     plan.tensors.push_back(std::move(s));
   };
   auto plain = [&](const std::string &hf, const std::string &gguf,
                    std::vector<int64_t> shape,
                    const std::string &why) -> Status {
-    StatusOr<TensorSource> s = table.take(hf, shape, why);
+    StatusOr<TensorSource> s = table.take(hf, shape, why, true);
     if (!s)
       return s.status();
     emit(std::move(*s), gguf);
@@ -920,26 +1020,18 @@ vmpack::formats::planLlamaGguf(const std::string &folder,
     StatusOr<TensorSource> s = table.take(hf, {n}, why);
     if (!s)
       return s.status();
-    const uint64_t headDim = h.headDim;
-    std::function<uint64_t(uint64_t)> rowOf =
-        permute
-            ? std::function<uint64_t(uint64_t)>([headDim](uint64_t r) {
-                return llamaRopeSourceRow(r, headDim);
-              })
-            : std::function<uint64_t(uint64_t)>([](uint64_t r) { return r; });
-    emit(rowsOf(*s, 1, rowOf, true), gguf);
+    const uint64_t elementBytes = s->info.length / uint64_t(n);
+    emit(permute ? rowsOf(*s, elementBytes, h.headDim, true, true)
+                 : rowsOf(*s, s->info.length, 1, false, true),
+         gguf);
     return Status::ok();
   };
   auto permuted = [&](const std::string &hf, const std::string &gguf,
                       int64_t rows, const std::string &why) -> Status {
-    StatusOr<TensorSource> s = table.take(hf, {rows, embd}, why);
+    StatusOr<TensorSource> s = table.take(hf, {rows, embd}, why, true);
     if (!s)
       return s.status();
-    const uint64_t headDim = h.headDim;
-    emit(rowsOf(
-             *s, uint64_t(embd),
-             [headDim](uint64_t r) { return llamaRopeSourceRow(r, headDim); },
-             false),
+    emit(rowsOf(*s, s->info.length / uint64_t(rows), h.headDim, true, false),
          gguf);
     return Status::ok();
   };
@@ -1057,7 +1149,7 @@ vmpack::formats::planLlamaGguf(const std::string &folder,
                     GgufValue::uint32(uint32_t(*h.ropeOriginalContext))});
   }
   // The type most matrices have (llama_ftype).
-  quant::FloatType dominant = quant::FloatType::F32;
+  uint32_t dominant = quant::kGgmlF32;
   uint64_t most = 0;
   for (auto [t, n] : matrixTypes)
     if (n > most) {
@@ -1065,10 +1157,11 @@ vmpack::formats::planLlamaGguf(const std::string &folder,
       dominant = t;
     }
   md.push_back({"general.file_type",
-                GgufValue::uint32(
-                    dominant == quant::FloatType::F32   ? kFtypeAllF32
-                    : dominant == quant::FloatType::F16 ? kFtypeMostlyF16
-                                                        : kFtypeMostlyBF16)});
+                GgufValue::uint32(llamaFileType(dominant).value_or(0))});
+  if (dominant != quant::kGgmlF32 && dominant != quant::kGgmlF16 &&
+      dominant != quant::kGgmlBF16)
+    // GGML_QNT_VERSION, which llama.cpp's converter writes for ggml blocks.
+    md.push_back({"general.quantization_version", GgufValue::uint32(2)});
   try {
     if (Status s = addVocabulary(md, folder, h, cj, options); !s)
       return s;

@@ -382,10 +382,15 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     hfModels.push_back(std::move(*opened));
     return addSources(std::move(sources), path);
   };
+  std::vector<std::shared_ptr<HfQuantModel>> llamaQuantModels;
   for (const std::string &path : options.inputs) {
-    if (!from && !options.scheme && isDenseHfModelFolder(path)) {
-      // A dense Hugging Face model folder: llama.cpp's names, metadata and
-      // vocabulary (docs/llama.md). Quantized ones are read below.
+    if (!from && !options.scheme &&
+        (isDenseHfModelFolder(path) ||
+         (to == Format::Gguf && isLlamaFamilyFolder(path)))) {
+      // A Hugging Face llama-family model folder (or any dense one, to be
+      // told what is converted): llama.cpp's names, metadata and
+      // vocabulary (docs/llama.md). Other quantized folders are read
+      // below.
       if (to != Format::Gguf)
         return Status::unsupported(
             "'" + path +
@@ -401,9 +406,22 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
       LlamaGgufOptions llama;
       llama.tokenizerPre = options.tokenizerPre;
       llama.noVocab = options.noVocab;
+      llama.dequantize = options.dequantize;
+      if (options.quant) {
+        llama.ggmlType = parseHfQuantTarget(*options.quant);
+        if (llama.ggmlType == 0u)
+          return Status::unsupported(
+              "--quant=" + *options.quant +
+              ": llama.cpp runs ggml blocks, not Hugging Face's " +
+              *options.quant + " tensors; use q4_0, q4_1, q5_0, q5_1 or q8_0");
+      }
       StatusOr<LlamaGgufPlan> plan = planLlamaGguf(path, llama);
       if (!plan)
         return plan.status();
+      for (const std::string &w : plan->warnings)
+        warn(w);
+      if (plan->quantModel)
+        llamaQuantModels.push_back(plan->quantModel);
       if (Status s = merger.addGguf(plan->metadata, path); !s)
         return s;
       if (Status s = addSources(std::move(plan->tensors), path); !s)

@@ -20,6 +20,7 @@
 
 #include "vmpack/Formats/Gguf.h"
 #include "vmpack/Formats/WeightFile.h"
+#include "vmpack/Quant/Dequantize.h"
 
 #include <memory>
 #include <optional>
@@ -36,7 +37,14 @@ struct LlamaGgufOptions {
   bool noVocab = false;
   /// general.name; default: the folder's name.
   std::optional<std::string> name;
+  /// Quantized checkpoints (HfQuant.h): the ggml type of every quantized
+  /// linear (default: hfGgmlTarget's choice, Q4_0 for symmetric 4-bit
+  /// codes), exact or refused; or, with `dequantize`, floats.
+  std::optional<uint32_t> ggmlType;
+  std::optional<quant::FloatType> dequantize;
 };
+
+struct HfQuantModel;
 
 /// What the GGUF writer needs, and the mapped inputs it reads from.
 struct LlamaGgufPlan {
@@ -44,7 +52,15 @@ struct LlamaGgufPlan {
   GgufMetadata metadata;
   std::vector<TensorSource> tensors;
   std::vector<std::unique_ptr<WeightFile>> files;
+  /// A quantized checkpoint's reader, which the tensors read from.
+  std::shared_ptr<HfQuantModel> quantModel;
+  /// What the reader noticed (a zero-point format found from the data).
+  std::vector<std::string> warnings;
 };
+
+/// Whether `path` is a folder whose config.json names LlamaForCausalLM,
+/// MistralForCausalLM or Qwen2ForCausalLM.
+bool isLlamaFamilyFolder(const std::string &path);
 
 /// Whether `path` is a folder with a config.json that has no
 /// quantization_config, and no quantize_config.json or quant_config.json
