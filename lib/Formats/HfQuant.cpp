@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstring>
 #include <dirent.h>
+#include <functional>
 #include <map>
 #include <sys/stat.h>
 
@@ -228,6 +229,8 @@ const char *const kConfigNames[] = {"config.json", "quantize_config.json",
 std::string joinPath(const std::string &dir, const std::string &name) {
   return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
 }
+
+void store32le(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
 
 uint32_t loadU32(const uint8_t *p) {
   uint32_t v;
@@ -954,4 +957,205 @@ vmpack::formats::hfLinearStored(const HfQuantLinear &l) {
   if (l.gIdx.data)
     out.push_back(l.gIdx);
   return out;
+}
+
+// --- Writing Hugging Face schemes
+// ----------------------------------------------
+
+namespace {
+
+/// A tensor whose bytes `fill` computes for [first, first + n).
+TensorSource computed(std::string name, const char *dtype,
+                      std::vector<int64_t> shape, uint64_t length,
+                      std::function<void(uint64_t, uint64_t, uint8_t *)> fill) {
+  TensorSource t;
+  t.info.name = std::move(name);
+  t.info.elementType = *fromSafetensorsDtype(dtype);
+  t.info.shape = std::move(shape);
+  t.info.encoding = Encoding::Byte;
+  t.info.length = length;
+  t.produce = std::move(fill);
+  return t;
+}
+
+/// Bytes [first, first + n) of a tensor of rows of `rowBytes` bytes, made
+/// `rows` at a time into a buffer by makeRows(firstRow, rowCount, out).
+void byRows(
+    uint64_t first, uint64_t n, uint64_t rowBytes, uint8_t *dst,
+    const std::function<void(uint64_t, uint64_t, uint8_t *)> &makeRows) {
+  const uint64_t r0 = first / rowBytes;
+  const uint64_t r1 = (first + n + rowBytes - 1) / rowBytes;
+  if (first == r0 * rowBytes && first + n == r1 * rowBytes) {
+    makeRows(r0, r1 - r0, dst);
+    return;
+  }
+  std::vector<uint8_t> rows((r1 - r0) * rowBytes);
+  makeRows(r0, r1 - r0, rows.data());
+  std::memcpy(dst, rows.data() + (first - r0 * rowBytes), n);
+}
+
+} // namespace
+
+StatusOr<std::vector<TensorSource>>
+vmpack::formats::hfLinearAsScheme(const HfQuantLinear &l,
+                                  std::string_view target) {
+  const std::string module =
+      l.weight.name.substr(0, l.weight.name.size() - std::strlen(".weight"));
+  auto refuse = [&](const std::string &why) {
+    return Status::formatError("tensor " + quoteName(l.weight.name) + " (" +
+                               describeHfLinear(l) + "): " + why +
+                               "; not written as " + std::string(target));
+  };
+  const bool toAwq = target == "awq";
+  const bool toGptq = target == "gptq" || target == "gptq_v2";
+  if (!toAwq && !toGptq)
+    return Status::invalidArgument("the Hugging Face schemes vmpack writes are "
+                                   "gptq, gptq_v2 and awq, not '" +
+                                   std::string(target) + "'");
+  const bool fromAwq = l.method == HfQuantMethod::Awq;
+  const bool v1 = target == "gptq";
+  // True zero z is stored as z - 1 in v1.
+  const int wantDelta = toGptq && v1 ? -1 : 0;
+  const int haveDelta = l.zerosMinusOne ? -1 : 0;
+  const int delta = wantDelta - haveDelta;
+  const uint64_t out = uint64_t(l.out), in = uint64_t(l.in);
+  const uint64_t groups = in / l.groupSize;
+  if (fromAwq != toAwq) {
+    if (l.bits != 4)
+      return refuse("AWQ packs 4-bit codes only");
+    if (!l.weight.groupIndex.empty())
+      return refuse("AWQ has no act-order (g_idx)");
+  }
+  // The zero points, unpacked (a few per group and output) and checked.
+  const unsigned bits = l.bits;
+  const uint32_t maxq = (1u << bits) - 1;
+  for (uint64_t g = 0; g < groups; ++g)
+    for (uint64_t r = 0; r < out; ++r) {
+      int z = int(storedZero(l, g, r)) + delta;
+      if (z < 0 || z > int(maxq))
+        return refuse("the zero point " +
+                      std::to_string(int(storedZero(l, g, r)) - haveDelta) +
+                      " of group " + std::to_string(g) + ", output " +
+                      std::to_string(r) +
+                      (v1 ? " has no v1 form (v1 stores zero - 1 in " +
+                                std::to_string(bits) + " bits)"
+                          : " does not fit"));
+    }
+  std::vector<TensorSource> parts;
+  const HfQuantLinear *lp = &l;
+  if (fromAwq == toAwq) {
+    parts.push_back(l.qweight);
+  } else if (toGptq) {
+    // GPTQ qweight [in / 8, out]: word row w from AWQ rows 8w..8w+7.
+    const uint64_t rowBytes = out * 4;
+    parts.push_back(computed(
+        module + ".qweight", "I32", {int64_t(in / 8), int64_t(out)},
+        in / 8 * rowBytes,
+        [lp, out, rowBytes](uint64_t f, uint64_t n, uint8_t *d) {
+          byRows(f, n, rowBytes, d, [&](uint64_t w, uint64_t c, uint8_t *o) {
+            quant::awqToGptqWords(lp->qweight.data, out, w, c, o);
+          });
+        }));
+  } else {
+    // AWQ qweight [in, out / 8]: rows of 8 from GPTQ word row i / 8.
+    const uint64_t rowBytes = out / 8 * 4 * 8;
+    parts.push_back(computed(
+        module + ".qweight", "I32", {int64_t(in), int64_t(out / 8)},
+        in / 8 * rowBytes,
+        [lp, out, rowBytes](uint64_t f, uint64_t n, uint8_t *d) {
+          byRows(f, n, rowBytes, d, [&](uint64_t w, uint64_t c, uint8_t *o) {
+            quant::gptqToAwqWords(lp->qweight.data, out, 8 * w, 8 * c, o);
+          });
+        }));
+  }
+  // qzeros: [groups, out * bits / 32] for both; rebuilt from the zeros.
+  if (fromAwq == toAwq && delta == 0) {
+    parts.push_back(l.qzeros);
+  } else {
+    const uint64_t rowWords = out * bits / 32;
+    const bool awqOut = toAwq;
+    parts.push_back(computed(
+        module + ".qzeros", "I32",
+        {int64_t(groups), int64_t(awqOut ? out / 8 : rowWords)},
+        groups * rowWords * 4,
+        [lp, out, bits, rowWords, delta, awqOut](uint64_t f, uint64_t n,
+                                                 uint8_t *d) {
+          byRows(
+              f, n, rowWords * 4, d, [&](uint64_t g0, uint64_t c, uint8_t *o) {
+                std::memset(o, 0, c * rowWords * 4);
+                for (uint64_t g = g0; g < g0 + c; ++g) {
+                  uint8_t *row = o + (g - g0) * rowWords * 4;
+                  for (uint64_t r = 0; r < out; ++r) {
+                    uint32_t z = uint32_t(int(storedZero(*lp, g, r)) + delta);
+                    uint64_t bit = awqOut ? (r / 8) * 32 + 4 * kAwqNibble[r % 8]
+                                          : r * bits;
+                    for (unsigned b = 0; b < bits; ++b, ++bit)
+                      if (z >> b & 1)
+                        row[bit / 8] |= uint8_t(1u << (bit % 8));
+                  }
+                }
+              });
+        }));
+  }
+  parts.push_back(l.scales);
+  if (toGptq) {
+    if (l.gIdx.data) {
+      parts.push_back(l.gIdx);
+    } else {
+      const uint64_t group = l.groupSize;
+      parts.push_back(computed(
+          module + ".g_idx", "I32", {int64_t(in)}, in * 4,
+          [group](uint64_t f, uint64_t n, uint8_t *d) {
+            byRows(f, n, 4, d, [&](uint64_t i0, uint64_t c, uint8_t *o) {
+              for (uint64_t i = i0; i < i0 + c; ++i)
+                store32le(o + 4 * (i - i0), uint32_t(i / group));
+            });
+          }));
+    }
+  }
+  for (TensorSource &t : parts)
+    t.info.name = module + t.info.name.substr(t.info.name.rfind('.'));
+  return parts;
+}
+
+std::string vmpack::formats::hfQuantConfigJson(std::string_view target,
+                                               unsigned bits, int64_t groupSize,
+                                               bool sym) {
+  json q = json::object();
+  if (target == "awq") {
+    q["quant_method"] = "awq";
+    q["bits"] = bits;
+    q["group_size"] = groupSize;
+    q["zero_point"] = true;
+    q["version"] = "gemm";
+  } else {
+    q["quant_method"] = "gptq";
+    q["bits"] = bits;
+    q["group_size"] = groupSize;
+    q["desc_act"] = false;
+    q["sym"] = sym;
+    q["checkpoint_format"] = std::string(target);
+  }
+  return q.dump();
+}
+
+StatusOr<std::string>
+vmpack::formats::rewriteHfConfig(const uint8_t *data, size_t size,
+                                 const std::string &quantization,
+                                 const std::string &where) {
+  StatusOr<json> parsed = parseBoundedJson(data, size, 64, "'" + where + "'");
+  if (!parsed)
+    return parsed.status();
+  if (!parsed->is_object())
+    return configError(where, "is not a JSON object");
+  // nlohmann's object keeps keys sorted; the text keeps them in file order
+  // only through ordered_json.
+  nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(
+      reinterpret_cast<const char *>(data),
+      reinterpret_cast<const char *>(data) + size);
+  ordered.erase("quantization_config");
+  if (!quantization.empty())
+    ordered["quantization_config"] =
+        nlohmann::ordered_json::parse(quantization);
+  return ordered.dump(2) + "\n";
 }

@@ -10,16 +10,20 @@
 #include "vmpack/Formats/HfQuant.h"
 #include "vmpack/Formats/LlamaGguf.h"
 #include "vmpack/Formats/Onnx.h"
+#include "vmpack/Formats/OutputFile.h"
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/WeightFile.h"
 #include "vmpack/Pack/Convert.h"
 #include "vmpack/Tools/ToolSupport.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <dirent.h>
 #include <map>
 #include <memory>
 #include <set>
+#include <sys/stat.h>
 
 using namespace vmpack;
 using namespace vmpack::tools;
@@ -162,11 +166,156 @@ std::optional<uint32_t> parseHfQuantTarget(const std::string &name) {
   return std::nullopt;
 }
 
+/// -o DIR/: a Hugging Face model directory.
+bool isModelDirectoryOutput(const std::string &output) {
+  return output.size() > 1 && output.back() == '/';
+}
+
+/// Copies the file `from` to `to` (the model directory's tokenizer and
+/// other files), through a temporary file and a rename.
+Status copyWholeFile(const std::string &from, const std::string &to) {
+  StatusOr<std::unique_ptr<archive::MappedFile>> in =
+      archive::MappedFile::open(from);
+  if (!in)
+    return in.status();
+  StatusOr<std::unique_ptr<OutputFile>> out =
+      OutputFile::create(to, (*in)->size());
+  if (!out)
+    return out.status();
+  if ((*in)->size())
+    if (Status s = (*out)->write(0, (*in)->data(), (*in)->size()); !s)
+      return s;
+  return (*out)->commit();
+}
+
+/// Writes `text` to `path` through a temporary file and a rename.
+Status writeText(const std::string &path, const std::string &text) {
+  StatusOr<std::unique_ptr<OutputFile>> out =
+      OutputFile::create(path, text.size());
+  if (!out)
+    return out.status();
+  if (Status s = (*out)->write(0, text.data(), text.size()); !s)
+    return s;
+  return (*out)->commit();
+}
+
 /// Counts for the summary line of one scheme.
 struct SchemeCounts {
-  std::map<std::string, size_t> repacked;
+  std::map<std::string, size_t> repacked, rewritten;
   size_t stored = 0, dequantized = 0, others = 0;
 };
+
+/// -o DIR/: DIR/model.safetensors (or a shard set with its index), DIR's
+/// config.json (the input's, its quantization_config that of the scheme
+/// written, or none when nothing quantized is left) and every other file of
+/// the input directory (tokenizer, generation config, ...).
+Status
+writeModelDirectory(const ConvertOptions &options,
+                    const std::vector<TensorSource> &tensors,
+                    const GgufMetadata &metadata,
+                    const std::vector<std::unique_ptr<HfQuantModel>> &models,
+                    const std::vector<const HfQuantLinear *> &quantized,
+                    ConvertResult &result) {
+  const std::string &dir = options.output;
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    return Status::ioError("cannot create the directory '" + dir +
+                           "': " + std::strerror(errno));
+  StatusOr<StringMetadata> strings = ggufToStringMetadata(metadata);
+  if (!strings)
+    return strings.status();
+  // The quantization_config of what is written.
+  std::string quantization;
+  if (!quantized.empty()) {
+    const HfQuantLinear &first = *quantized.front();
+    std::string scheme = options.quant ? *options.quant
+                         : first.method == HfQuantMethod::Awq
+                             ? "awq"
+                             : (first.zerosMinusOne ? "gptq" : "gptq_v2");
+    bool sym = true;
+    for (const HfQuantLinear *l : quantized) {
+      if (l->bits != first.bits || l->groupSize != first.groupSize)
+        return Status::unsupported(
+            "tensor " + quoteName(l->weight.name) + " has " +
+            std::to_string(l->bits) + "-bit codes in groups of " +
+            std::to_string(l->groupSize) + ", " + quoteName(first.weight.name) +
+            " " + std::to_string(first.bits) + " in groups of " +
+            std::to_string(first.groupSize) +
+            ": one quantization_config cannot say both");
+      sym = sym && l->symmetric;
+    }
+    quantization =
+        hfQuantConfigJson(scheme, first.bits, int64_t(first.groupSize), sym);
+  }
+  std::string inputDir;
+  for (const auto &m : models)
+    if (!m->directory.empty()) {
+      inputDir = m->directory;
+      break;
+    }
+  std::string config;
+  const std::string inputConfig = inputDir + "/config.json";
+  struct stat st;
+  if (!inputDir.empty() && ::stat(inputConfig.c_str(), &st) == 0) {
+    StatusOr<std::unique_ptr<archive::MappedFile>> map =
+        archive::MappedFile::open(inputConfig);
+    if (!map)
+      return map.status();
+    StatusOr<std::string> text = rewriteHfConfig((*map)->data(), (*map)->size(),
+                                                 quantization, inputConfig);
+    if (!text)
+      return text.status();
+    config = std::move(*text);
+  } else {
+    std::string empty = "{}";
+    StatusOr<std::string> text =
+        rewriteHfConfig(reinterpret_cast<const uint8_t *>(empty.data()),
+                        empty.size(), quantization, "config.json");
+    if (!text)
+      return text.status();
+    config = std::move(*text);
+  }
+  const std::string weights = dir + "model.safetensors";
+  if (options.maxShardSize) {
+    StatusOr<std::vector<std::string>> written = writeShardedSafetensors(
+        weights, tensors, *strings, *options.maxShardSize);
+    if (!written)
+      return written.status();
+    result.files = std::move(*written);
+  } else {
+    if (Status s = writeSafetensors(weights, tensors, *strings); !s)
+      return s;
+    result.files.push_back(weights);
+  }
+  if (Status s = writeText(dir + "config.json", config); !s)
+    return s;
+  result.files.push_back(dir + "config.json");
+  if (inputDir.empty())
+    return Status::ok();
+  // The input directory's other files.
+  std::vector<std::string> names;
+  if (DIR *d = ::opendir(inputDir.c_str())) {
+    while (dirent *e = ::readdir(d))
+      names.push_back(e->d_name);
+    ::closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  auto endsWith = [](const std::string &n, const char *suffix) {
+    size_t k = std::strlen(suffix);
+    return n.size() >= k && n.compare(n.size() - k, k, suffix) == 0;
+  };
+  for (const std::string &n : names) {
+    const std::string from = inputDir + "/" + n;
+    if (n == "config.json" || n == "quantize_config.json" ||
+        n == "quant_config.json" || endsWith(n, ".safetensors") ||
+        endsWith(n, ".safetensors.index.json") || ::stat(from.c_str(), &st) ||
+        !S_ISREG(st.st_mode))
+      continue;
+    if (Status s = copyWholeFile(from, dir + n); !s)
+      return s;
+    result.files.push_back(dir + n);
+  }
+  return Status::ok();
+}
 
 } // namespace
 
@@ -184,9 +333,23 @@ vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
                                      formatList(toolInfo(Tool::Convert).reads));
   }
   StatusOr<Format> to =
-      outputFormat(options.output, options.to, "--to", Tool::Convert);
+      isModelDirectoryOutput(options.output)
+          ? StatusOr<Format>(Format::Safetensors)
+          : outputFormat(options.output, options.to, "--to", Tool::Convert);
   if (!to)
     return to.status();
+  if (isModelDirectoryOutput(options.output)) {
+    if (options.to && parseFormat(*options.to) != Format::Safetensors)
+      return Status::invalidArgument(
+          "-o " + options.output +
+          " writes a model directory, whose weights are safetensors; --to=" +
+          *options.to + " does not apply");
+    if (options.quant && *parseHfQuantTarget(*options.quant) != 0)
+      return Status::invalidArgument(
+          "--quant=" + *options.quant +
+          ": a model directory holds safetensors "
+          "weights, which have no ggml block types; write -o FILE.gguf");
+  }
   if (options.dequantSplit && options.dequantize)
     return Status::invalidArgument(
         "--dequant-split and --dequantize exclude each other");
@@ -325,6 +488,9 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     return Status::ok();
   };
   std::vector<std::unique_ptr<HfQuantModel>> hfModels;
+  // The quantized linears written in a Hugging Face scheme, for -o DIR/'s
+  // config.json.
+  std::vector<const HfQuantLinear *> hfOut;
   std::map<std::string, SchemeCounts> schemes;
   auto addHfModel = [&](const std::string &path) -> Status {
     progress("reading '" + path + "' as a Hugging Face quantized checkpoint");
@@ -341,13 +507,6 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     SchemeCounts &counts = schemes[method];
     std::optional<uint32_t> target =
         options.quant ? parseHfQuantTarget(*options.quant) : std::nullopt;
-    if (options.quant && *target == 0 && *options.quant != method &&
-        !(*options.quant == "gptq_v2" &&
-          m.config.method == HfQuantMethod::Gptq))
-      return Status::unsupported("--quant=" + *options.quant + ": '" + path +
-                                 "' is " + method +
-                                 ", and rewriting one Hugging Face scheme as "
-                                 "another is not supported");
     std::vector<TensorSource> sources;
     for (const HfQuantModel::Entry &e : m.order) {
       if (e.linear < 0) {
@@ -372,10 +531,20 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
           return blocks.status();
         sources.push_back(std::move(*blocks));
         ++counts.repacked[quant::ggmlTypeTraits(*type)->name];
+      } else if (target) {
+        StatusOr<std::vector<TensorSource>> parts =
+            hfLinearAsScheme(l, *options.quant);
+        if (!parts)
+          return parts.status().withContext("'" + path + "': ");
+        for (TensorSource &t : *parts)
+          sources.push_back(std::move(t));
+        ++counts.rewritten[*options.quant];
+        hfOut.push_back(&l);
       } else {
         for (TensorSource &t : hfLinearStored(l))
           sources.push_back(std::move(t));
         ++counts.stored;
+        hfOut.push_back(&l);
       }
     }
     result.inputFiles += m.files.size();
@@ -541,6 +710,9 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     for (const auto &[type, n] : c.repacked)
       add(n, (n == 1 ? "weight" : "weights") +
                  std::string(" repacked exactly to ") + type);
+    for (const auto &[scheme, n] : c.rewritten)
+      add(n, (n == 1 ? "weight" : "weights") +
+                 std::string(" written exactly as ") + scheme);
     add(c.stored,
         c.stored == 1 ? "weight kept as stored" : "weights kept as stored");
     add(c.dequantized,
@@ -552,6 +724,13 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     add(c.others, c.others == 1 ? "other tensor passed through"
                                 : "other tensors passed through");
     result.summary.push_back(line);
+  }
+  if (isModelDirectoryOutput(options.output)) {
+    if (Status s = writeModelDirectory(options, tensors, merger.merged(),
+                                       hfModels, hfOut, result);
+        !s)
+      return s;
+    return result;
   }
   StatusOr<OutputPath> out = OutputPath::create(options.output, to);
   if (!out)

@@ -21,6 +21,9 @@ C++; docs/quant.md section 8 cites the reference code):
       all of the above for every checkpoint of SWEEP.
   hf_quant.py hostile DIR KIND
       damages the GPTQ checkpoint DIR in one way (see hostile()).
+  hf_quant.py decode DIR
+      DIR (written by vmpack-convert -o DIR/, with reference.npz copied
+      in) unpacked by numpy as its config.json says equals the reference.
   hf_quant.py same DIR OUT.safetensors
       every tensor of OUT has the bytes of DIR's tensor of the same name.
 """
@@ -446,6 +449,64 @@ def sweep(convert, work, lib=None):
               "(ggml decodes it)" if lib and expect.startswith("Q") else "")
 
 
+def unpack_stream(words, bits, count):
+    """Codes 0..count-1 of each column of `words` [W, N]: a little-endian
+    bit stream down the column (AutoGPTQ's forward: shifts of 32 / bits
+    codes per word, 3-bit codes split across words)."""
+    w = words.view(np.uint32).astype(np.uint64)
+    out = np.zeros((count, w.shape[1]), dtype=np.uint32)
+    for e in range(count):
+        bit = e * bits
+        v = w[bit // 32] >> np.uint64(bit % 32)
+        if bit % 32 + bits > 32:
+            v |= w[bit // 32 + 1] << np.uint64(32 - bit % 32)
+        out[e] = (v & np.uint64((1 << bits) - 1)).astype(np.uint32)
+    return out
+
+
+def decode(d):
+    """Reads DIR as its config.json says, unpacking with numpy alone, and
+    requires the values to equal DIR/reference.npz."""
+    q = json.load(open(os.path.join(d, "config.json")))["quantization_config"]
+    t = read_safetensors(os.path.join(d, "model.safetensors"))
+    refs = reference(d)
+
+    def arr(name):
+        dt, shape, raw = t[name]
+        return np.frombuffer(raw, DTYPES[dt]).reshape(shape)
+
+    for name, ref in refs.items():
+        m = name[:-len(".weight")]
+        qw, qz, sc = arr(m + ".qweight"), arr(m + ".qzeros"), arr(m + ".scales")
+        out_f, in_f = ref.shape
+        gsize = in_f // sc.shape[0]
+        if q["quant_method"] == "awq":
+            w = qw.view(np.uint32)
+            codes = np.zeros((in_f, out_f), dtype=np.uint32)
+            zeros = np.zeros((sc.shape[0], out_f), dtype=np.uint32)
+            for i in range(8):
+                codes[:, AWQ_ORDER[i]::8] = (w >> np.uint32(4 * i)) & 15
+                zeros[:, AWQ_ORDER[i]::8] = (qz.view(np.uint32) >>
+                                             np.uint32(4 * i)) & 15
+            g_idx = np.arange(in_f) // gsize
+            codes = codes.T
+        else:
+            bits = q["bits"]
+            codes = unpack_stream(qw, bits, in_f).T
+            zeros = unpack_stream(qz.T.copy(), bits, out_f).T
+            if q.get("checkpoint_format", "gptq") == "gptq":
+                zeros = zeros + 1
+            g_idx = arr(m + ".g_idx")
+        vals = ((codes.astype(np.int32) - zeros.T[:, g_idx].astype(np.int32))
+                .astype(np.float32) * sc.T[:, g_idx].astype(np.float32))
+        if vals.tobytes() != ref.tobytes():
+            sys.exit("%s: numpy's decode of %s differs from the reference" %
+                     (name, d))
+    print("%d linears of %s decode in numpy to the reference" %
+          (len(refs), q["quant_method"] + "/" +
+           q.get("checkpoint_format", q.get("version", ""))))
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "write":
@@ -454,6 +515,8 @@ def main():
         floats(*args)
     elif cmd == "gguf":
         gguf(*args)
+    elif cmd == "decode":
+        decode(*args)
     elif cmd == "sweep":
         sweep(*args)
     elif cmd == "hostile":

@@ -176,6 +176,32 @@ StatusOr<TensorSource> hfLinearAsFloats(const HfQuantLinear &linear,
 /// g_idx when present).
 std::vector<TensorSource> hfLinearStored(const HfQuantLinear &linear);
 
+/// `linear` stored as the Hugging Face scheme `target` ("gptq" with v1 zero
+/// points, "gptq_v2" or "awq"): MODULE.qweight, MODULE.qzeros,
+/// MODULE.scales and, for GPTQ, MODULE.g_idx, built word by word while a
+/// writer asks for them (quant/HfRepack.h). Its own scheme (and GPTQ v1 <->
+/// v2) keeps qweight, scales and g_idx as stored; AWQ <-> GPTQ needs 4-bit
+/// codes without act-order. A zero point with no form in the target (0 in
+/// v1) is refused, naming the tensor. `linear` must outlive the result.
+StatusOr<std::vector<TensorSource>>
+hfLinearAsScheme(const HfQuantLinear &linear, std::string_view target);
+
+/// The "quantization_config" object (JSON text) of `target` for weights of
+/// `bits` bits in groups of `groupSize` (-1: one group per row), as
+/// AutoGPTQ/GPTQModel (quant_method, bits, group_size, desc_act, sym,
+/// checkpoint_format) or AutoAWQ / transformers (quant_method, bits,
+/// group_size, zero_point, version) read it.
+std::string hfQuantConfigJson(std::string_view target, unsigned bits,
+                              int64_t groupSize, bool sym);
+
+/// `configJson` (a config.json) with its "quantization_config" replaced by
+/// `quantization` (JSON text), or removed when that is empty; every other
+/// key kept in order. A config that is not a JSON object is an error
+/// naming `where`.
+StatusOr<std::string> rewriteHfConfig(const uint8_t *configJson, size_t size,
+                                      const std::string &quantization,
+                                      const std::string &where);
+
 /// A line for tools: "gptq 4-bit, groups of 128, v1 zero points,
 /// symmetric, act-order".
 std::string describeHfLinear(const HfQuantLinear &linear);
