@@ -5,8 +5,11 @@
 
 #include "vmpack/Archive/FileIO.h"
 #include "vmpack/Formats/TypeTable.h"
+#include "vmpack/Quant/GgmlDecode.h"
+#include "vmpack/Quant/QuantizedWeight.h"
 
 #include <cstdio>
+#include <optional>
 #include <unistd.h>
 #include <vector>
 
@@ -80,6 +83,47 @@ std::string vmpack::dump::ggmlTypeText(uint32_t type) {
   const formats::GgmlTypeTraits *traits = formats::ggmlTypeTraits(type);
   return std::string("ggml ") + (traits ? traits->name : "type") + " (" +
          std::to_string(type) + ")";
+}
+
+std::string vmpack::dump::quantSchemeText(uint32_t ggmlType) {
+  std::optional<quant::QuantScheme> scheme = quant::ggmlScheme(ggmlType);
+  return scheme && quant::isGgmlBlockType(ggmlType) ? quant::describe(*scheme)
+                                                    : std::string();
+}
+
+std::string vmpack::dump::quantSchemeJson(uint32_t ggmlType,
+                                          const std::vector<int64_t> &shape) {
+  std::optional<quant::QuantScheme> scheme = quant::ggmlScheme(ggmlType);
+  if (!scheme || !quant::isGgmlBlockType(ggmlType))
+    return "null";
+  auto levels = [](const std::vector<quant::ScaleLevel> &l) {
+    std::string out;
+    for (size_t i = 0; i < l.size(); ++i)
+      out += (i ? " x " : "") + l[i].type;
+    return out;
+  };
+  const char *offsets = "none";
+  switch (scheme->offsetKind) {
+  case quant::OffsetKind::None:
+    break;
+  case quant::OffsetKind::ZeroPoint:
+    offsets = "zero points";
+    break;
+  case quant::OffsetKind::AddMinimum:
+    offsets = "minimums added";
+    break;
+  case quant::OffsetKind::SubMinimum:
+    offsets = "minimums subtracted";
+    break;
+  }
+  return "{\"scheme\": " + jsonString(scheme->name) +
+         ", \"code_type\": " + jsonString(scheme->codeType) +
+         ", \"group_size\": " + std::to_string(scheme->groupSize) +
+         ", \"scale_type\": " + jsonString(levels(scheme->scales)) +
+         ", \"offsets\": " + jsonString(offsets) + ", \"block_size\": " +
+         std::to_string(quant::ggmlBlockElements(ggmlType)) +
+         ", \"shape\": " + shapeList(shape) +
+         ", \"description\": " + jsonString(quant::describe(*scheme)) + "}";
 }
 
 std::string vmpack::dump::shapeList(const std::vector<int64_t> &shape) {

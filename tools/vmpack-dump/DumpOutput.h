@@ -31,6 +31,17 @@ archive::Status writeOutputFile(
 /// not know it.
 std::string ggmlTypeText(uint32_t type);
 
+/// A quantized ggml type's scheme, as a line (quant::describe: "ggml.q4_K:
+/// ui4 codes, groups of 32, scales f16 x ui6 (super-block 256), ..."), or
+/// "" for a plain or unknown type.
+std::string quantSchemeText(uint32_t ggmlType);
+
+/// The same as a JSON object: {"scheme", "code_type", "group_size",
+/// "scale_type" (the stored levels, outermost first, " x "-joined),
+/// "offsets", "block_size", "shape" (logical), "description"}, or "null".
+std::string quantSchemeJson(uint32_t ggmlType,
+                            const std::vector<int64_t> &shape);
+
 /// "[3, 128]".
 std::string shapeList(const std::vector<int64_t> &shape);
 

@@ -108,6 +108,20 @@ int printTable(FileFormat format, const Files &files,
                   typeText(t).c_str(), encodingText(t), t.length, t.offset,
                   several ? "  " : "",
                   several ? baseName(f->path).c_str() : "");
+  // Each quantized weight's scheme and the logical shape of its values.
+  bool anyQuantized = false;
+  for (const auto &f : files)
+    for (const TensorInfo &t : f->tensors) {
+      std::string scheme =
+          t.isOpaque() ? quantSchemeText(*t.ggmlBlockType) : std::string();
+      if (scheme.empty())
+        continue;
+      if (!anyQuantized)
+        std::printf("quantized weights:\n");
+      anyQuantized = true;
+      std::printf("  %s %s: %s\n", printableName(t.name).c_str(),
+                  shapeList(t.shape).c_str(), scheme.c_str());
+    }
   if (!metadata.empty()) {
     std::printf("metadata:\n");
     for (const auto &[key, value] : metadata)
@@ -135,7 +149,9 @@ int printJson(FileFormat format, const Files &files,
                   jsonString(typeText(t)).c_str(), encodingText(t), t.offset,
                   t.length, fi);
       if (t.isOpaque())
-        std::printf(", \"ggml_type\": %" PRIu32, *t.ggmlBlockType);
+        std::printf(", \"ggml_type\": %" PRIu32 ", \"quant\": %s",
+                    *t.ggmlBlockType,
+                    quantSchemeJson(*t.ggmlBlockType, t.shape).c_str());
       std::printf("}");
       first = false;
     }

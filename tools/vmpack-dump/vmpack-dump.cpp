@@ -133,6 +133,21 @@ int printTable(const Shown &shown) {
                   printableName(reader.segment(a.aliasOf).name).c_str());
     }
   }
+  // Each quantized weight's scheme and the logical shape of its values.
+  bool anyQuantized = false;
+  for (const Part &part : shown.parts)
+    for (const SegmentInfo &s : part.reader->allSegments()) {
+      std::string scheme = s.foreignKind == kForeignGgml
+                               ? quantSchemeText(s.foreignType)
+                               : std::string();
+      if (scheme.empty())
+        continue;
+      if (!anyQuantized)
+        std::printf("quantized weights:\n");
+      anyQuantized = true;
+      std::printf("  %s %s: %s\n", printableName(s.name).c_str(),
+                  shapeList(s.foreignShape).c_str(), scheme.c_str());
+    }
   for (size_t k = 0; k < shown.parts.size(); ++k) {
     const ArchiveReader &reader = *shown.parts[k].reader;
     std::string in = shown.isSet() ? " in file " + std::to_string(k + 1) : "";
@@ -218,6 +233,9 @@ int printJson(const Shown &shown) {
                     s.foreignType,
                     traits ? jsonString(traits->name).c_str() : "null",
                     shapeList(s.foreignShape).c_str());
+        if (s.foreignKind == kForeignGgml)
+          std::printf(", \"quant\": %s",
+                      quantSchemeJson(s.foreignType, s.foreignShape).c_str());
       }
       std::printf("}");
     }

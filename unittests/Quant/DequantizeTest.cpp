@@ -490,3 +490,28 @@ TEST(Planar, SplitGgmlBlocksDecodeAlike) {
 }
 
 } // namespace
+
+namespace {
+
+/// docs/dequantize.md's rounding vectors, section 2.
+TEST(FloatRounding, DocumentedVectors) {
+  struct Vector {
+    uint32_t f32;
+    uint16_t f16, bf16;
+  };
+  const Vector kVectors[] = {
+      {0x3f800000, 0x3c00, 0x3f80}, {0x3f801000, 0x3c00, 0x3f80},
+      {0x3f803000, 0x3c02, 0x3f80}, {0x3f808000, 0x3c04, 0x3f80},
+      {0x3f818000, 0x3c0c, 0x3f82}, {0x477fefff, 0x7bff, 0x4780},
+      {0x477ff000, 0x7c00, 0x4780}, {0x7f7fffff, 0x7c00, 0x7f80},
+      {0x38800000, 0x0400, 0x3880}, {0x33000000, 0x0000, 0x3300},
+      {0x33000001, 0x0001, 0x3300}, {0xc0490fdb, 0xc248, 0xc049},
+      {0xffc00001, 0xfe00, 0xffc0}, {0x7fa00000, 0x7f00, 0x7fe0},
+  };
+  for (const Vector &v : kVectors) {
+    EXPECT_EQ(floatToHalf(floatOf(v.f32)), v.f16) << std::hex << v.f32;
+    EXPECT_EQ(floatToBFloat16(floatOf(v.f32)), v.bf16) << std::hex << v.f32;
+  }
+}
+
+} // namespace
