@@ -6,7 +6,10 @@
 # Writes a safetensors file of GIB GiB of bf16 tensors (256 MiB each) with
 # json + numpy, then times, each after a warm-up run with a warm page cache:
 # cp of the file, and vmpack-convert safetensors -> gguf, gguf -> safetensors
-# and safetensors -> vmpk. Every file is deleted at the end.
+# and safetensors -> vmpk; ONNX with external data (written by vmpack, each
+# tensor 4096-aligned in model.onnx.data) -> safetensors, and safetensors
+# through --onnx-template into a model with external data. Every file is
+# deleted at the end.
 set -euo pipefail
 build=$1 gib=${2:-4} dir=${3:-${TMPDIR:-/tmp}}
 work=$(mktemp -d "$dir/vmpack-convert-bench.XXXXXX")
@@ -50,3 +53,6 @@ run "safetensors -> gguf" "$build/bin/vmpack-convert" -q "$work/in.safetensors" 
 "$build/bin/vmpack-convert" -q "$work/in.safetensors" -o "$work/mid.gguf"
 run "gguf -> safetensors" "$build/bin/vmpack-convert" -q "$work/mid.gguf" -o "$work/out.safetensors"
 run "safetensors -> vmpk (CRC-32 of all)" "$build/bin/vmpack-convert" -q "$work/in.safetensors" -o "$work/out.vmpk"
+"$build/bin/vmpack-convert" -q "$work/in.safetensors" -o "$work/mid.onnx"
+run "onnx (external data) -> safetensors" "$build/bin/vmpack-convert" -q "$work/mid.onnx" -o "$work/out.safetensors"
+run "safetensors --onnx-template -> onnx" "$build/bin/vmpack-convert" -q "$work/in.safetensors" --onnx-template="$work/mid.onnx" -o "$work/out.onnx"
