@@ -778,8 +778,8 @@ StatusOr<std::string> resolveLocation(const std::string &dir,
   std::string full = dir + "/" + location;
   char *real = ::realpath(full.c_str(), nullptr);
   if (!real)
-    return Status::ioError(where + ": external data file '" + full +
-                           "': " + std::strerror(errno));
+    return Status::ioError(where + ": external data file " + quoteName(full) +
+                           ": " + std::strerror(errno));
   std::string resolved(real);
   std::free(real);
   char *realDir = ::realpath(dir.c_str(), nullptr);
@@ -790,8 +790,8 @@ StatusOr<std::string> resolveLocation(const std::string &dir,
   if (root != "/")
     root += "/";
   if (resolved.compare(0, root.size(), root) != 0)
-    return refuse("resolves (through a symbolic link) to '" + resolved +
-                  "', outside the model's directory");
+    return refuse("resolves (through a symbolic link) to " +
+                  quoteName(resolved) + ", outside the model's directory");
   return resolved;
 }
 
@@ -867,8 +867,8 @@ openModel(const std::string &path, const OnnxLimits &limits, OnnxModel *keep) {
       if (t.info.offset > size || t.info.length > size - t.info.offset)
         return failed(Status::formatError(
             name + ": external data [" + std::to_string(t.info.offset) + ", +" +
-            std::to_string(t.info.length) + ") runs past the end of '" +
-            t.location + "' (" + std::to_string(size) + " bytes)"));
+            std::to_string(t.info.length) + ") runs past the end of " +
+            quoteName(t.location) + " (" + std::to_string(size) + " bytes)"));
       where.data = ext.map->data() + t.info.offset;
       where.fd = ext.fd;
       where.fileOffset = t.info.offset;
