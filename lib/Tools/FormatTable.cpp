@@ -6,6 +6,7 @@
 #include "vmpack/Archive/Format.h"
 #include "vmpack/Formats/IrpaFormat.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -288,6 +289,14 @@ StatusOr<Format> vmpack::tools::inputFormat(const std::string &path, Tool tool,
   std::optional<Format> format = *sniffed;
   if (!format)
     format = formatFromExtension(path);
+  // A tool that reads MLIR alone takes any other file as MLIR text (which
+  // has no magic): its parser says, with a location, what is wrong.
+  bool onlyMlir =
+      std::all_of(info.reads.begin(), info.reads.end(), [](Format f) {
+        return f == Format::Mlir || f == Format::Mlirbc;
+      });
+  if (!format && onlyMlir && !info.reads.empty())
+    format = Format::Mlir;
   if (!format)
     return Status::formatError(
         "cannot tell the format of '" + path +

@@ -35,19 +35,19 @@
 // OP-NOT: check_compile.py: FAIL
 
 // Bad flags: refused before anything is read or written.
-// RUN: %python %S/Inputs/check_compile.py -- vmpack-compile %t/good.mlir -o %t/out/kept.vmpk --alignment=0 | FileCheck %s --check-prefix=ALIGN0
-// ALIGN0: error: --alignment=0 is not a power of two between 1 and 65536
+// RUN: %python %S/Inputs/check_compile.py --exit 2 -- vmpack-compile %t/good.mlir -o %t/out/kept.vmpk --alignment=0 | FileCheck %s --check-prefix=ALIGN0
+// ALIGN0: error: --alignment needs a power of two from 1 to 65536, got '0'
 // ALIGN0-NOT: check_compile.py: FAIL
-// RUN: %python %S/Inputs/check_compile.py -- vmpack-compile %t/good.mlir -o %t/out/kept.vmpk --alignment=131072 | FileCheck %s --check-prefix=ALIGNBIG
-// ALIGNBIG: error: --alignment=131072 is not a power of two between 1 and 65536
+// RUN: %python %S/Inputs/check_compile.py --exit 2 -- vmpack-compile %t/good.mlir -o %t/out/kept.vmpk --alignment=131072 | FileCheck %s --check-prefix=ALIGNBIG
+// ALIGNBIG: error: --alignment needs a power of two from 1 to 65536, got '131072'
 // ALIGNBIG-NOT: check_compile.py: FAIL
-// RUN: %python %S/Inputs/check_compile.py -- vmpack-compile %t/good.mlir -o %t/out/kept.vmpk --threads=-1 | FileCheck %s --check-prefix=THREADS
-// THREADS: error: --threads=-1 must be 0 (all cores) or more
+// RUN: %python %S/Inputs/check_compile.py --exit 2 -- vmpack-compile %t/good.mlir -o %t/out/kept.vmpk --threads=-1 | FileCheck %s --check-prefix=THREADS
+// THREADS: error: --threads needs a number from 0 (all cores) to 1024, got '-1'
 // THREADS-NOT: check_compile.py: FAIL
-// RUN: %python %S/Inputs/check_compile.py -- vmpack-compile %t/good.mlir -o %t/out/kept.vmpk --encoding=foo | FileCheck %s --check-prefix=ENCODING
+// RUN: %python %S/Inputs/check_compile.py --exit 2 -- vmpack-compile %t/good.mlir -o %t/out/kept.vmpk --encoding=foo | FileCheck %s --check-prefix=ENCODING
 // ENCODING: Cannot find option named 'foo'
 // ENCODING-NOT: check_compile.py: FAIL
-// RUN: %python %S/Inputs/check_compile.py -- vmpack-compile %t/good.mlir -o %t/out/kept.vmpk --progress --no-progress | FileCheck %s --check-prefix=PROGRESS
+// RUN: %python %S/Inputs/check_compile.py --exit 2 -- vmpack-compile %t/good.mlir -o %t/out/kept.vmpk --progress --no-progress | FileCheck %s --check-prefix=PROGRESS
 // PROGRESS: error: --progress and --no-progress contradict each other
 // PROGRESS-NOT: check_compile.py: FAIL
 
@@ -56,9 +56,9 @@
 // RUN: %python %S/Inputs/check_compile.py -- vmpack-compile %t/good.mlir -o %t/out/kept.vmpk/x.vmpk | FileCheck %s --check-prefix=NOTDIR
 // NOTDIR: error: cannot create the output '{{.*}}kept.vmpk/x.vmpk': '{{.*}}kept.vmpk' is not a directory
 // NOTDIR-NOT: check_compile.py: FAIL
-// RUN: mkdir -p %t/out/adir
-// RUN: %python %S/Inputs/check_compile.py -- vmpack-compile %t/good.mlir -o %t/out/adir | FileCheck %s --check-prefix=ISDIR
-// ISDIR: error: output '{{.*}}adir' is a directory, not a regular file: outputs are written to a temporary file renamed into place, which would replace it
+// RUN: mkdir -p %t/out/adir.vmpk
+// RUN: %python %S/Inputs/check_compile.py -- vmpack-compile %t/good.mlir -o %t/out/adir.vmpk | FileCheck %s --check-prefix=ISDIR
+// ISDIR: error: output '{{.*}}adir.vmpk' is a directory, not a regular file: outputs are written to a temporary file renamed into place, which would replace it
 // ISDIR-NOT: check_compile.py: FAIL
 
 // The good input compiles, and replaces the precious bytes.

@@ -10,8 +10,8 @@
 // RUN: not vmpack-compile %t/unknown-op.mlir -o %t/out.vmpk --no-allow-unregistered-dialect 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: vmpack-compile %t/sparse.mlir -o %t/sparse.vmpk 2>&1 | FileCheck %s --check-prefix=SPARSE
 // RUN: not vmpack-compile %t/missing.mlir -o %t/out.vmpk 2>&1 | FileCheck %s --check-prefix=MISSING
-// RUN: not vmpack-compile %t/word-i65.mlir -o %t/out.vmpk --encoding=foo 2>&1 | FileCheck %s --check-prefix=ENCODING
-// RUN: not vmpack-compile %t/word-i65.mlir -o %t/out.vmpk --alignment=48 2>&1 | FileCheck %s --check-prefix=ALIGN
+// RUN: %exit 2 vmpack-compile %t/word-i65.mlir -o %t/out.vmpk --encoding=foo 2>&1 | FileCheck %s --check-prefix=ENCODING
+// RUN: %exit 2 vmpack-compile %t/word-i65.mlir -o %t/out.vmpk --alignment=48 2>&1 | FileCheck %s --check-prefix=ALIGN
 // RUN: not vmpack-compile %t/word-i65.mlir -o %t/out.vmpk/x.vmpk 2>&1 | FileCheck %s --check-prefix=NODIR
 // RUN: FileCheck %s --check-prefix=KEPT --input-file %t/out.vmpk
 // RUN: ls %t | FileCheck %s --check-prefix=NOTEMP
@@ -22,9 +22,9 @@
 // SYNTAX: syntax.mlir:2:43: error: expected ']'
 // UNKNOWN: unknown-op.mlir:1:12: error: operation being parsed with an unregistered dialect
 // SPARSE: sparse.mlir:1:1: warning: constant of type 'tensor<4xi4>' (a 'builtin.sparse_elements' attribute) has no vmpack layout and stays in the program
-// MISSING: error: cannot open input file '{{.*}}missing.mlir'
+// MISSING: vmpack-compile: error: cannot open '{{.*}}missing.mlir': No such file or directory
 // ENCODING: Cannot find option named 'foo'
-// ALIGN: error: --alignment=48 is not a power of two between 1 and 65536
+// ALIGN: vmpack-compile: error: --alignment needs a power of two from 1 to 65536, got '48'
 // NODIR: error: cannot create the output '{{.*}}out.vmpk/x.vmpk': '{{.*}}out.vmpk' is not a directory
 // KEPT: precious
 // NOTEMP-NOT: tmp

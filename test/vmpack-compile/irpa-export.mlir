@@ -45,8 +45,8 @@
 // The same bytes for any thread count; --format overrides the extension.
 // RUN: vmpack-compile %s -o %t/p4.bin --format=irpa --parameter-scope=model --threads=4
 // RUN: cmp %t/p.irpa %t/p4.bin
-// RUN: not vmpack-compile %s -o %t/x.irpa --format=zip 2>&1 | FileCheck %s --check-prefix=FORMAT
-// FORMAT: vmpack-compile: error: --format=zip is not one of vmpk, irpa
+// RUN: %exit 2 vmpack-compile %s -o %t/x.irpa --format=zip 2>&1 | FileCheck %s --check-prefix=FORMAT
+// FORMAT: vmpack-compile: error: --format=zip: vmpack-compile writes vmpk, irpa, safetensors or gguf
 
 // --parameter-minimum-size: smaller globals stay in the program.
 // RUN: vmpack-compile %s -o %t/min.irpa --parameter-minimum-size=4 --emit-program=%t/min.mlir

@@ -20,11 +20,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/Archive/FileIO.h"
+#include "vmpack/Archive/Format.h"
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Target/InputFile.h"
 #include "vmpack/Target/IrpaExport.h"
 #include "vmpack/Target/ModuleSerializer.h"
 #include "vmpack/Target/WeightsModule.h"
+#include "vmpack/Tools/FormatTable.h"
+#include "vmpack/Tools/MlirToolSupport.h"
+#include "vmpack/Tools/ToolSupport.h"
 #include "vmpack/Transforms/Passes.h"
 
 #include "mlir/IR/AsmState.h"
@@ -51,15 +55,16 @@ using vmpack::Encoding;
 
 static cl::OptionCategory compileCategory("vmpack-compile options");
 
-static cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
+static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::desc("<input .mlir or .mlirbc>"),
                                           cl::cat(compileCategory));
-static cl::opt<std::string> outputFilename("o", cl::Required,
-                                           cl::desc("Output module archive"),
-                                           cl::value_desc("filename"),
-                                           cl::cat(compileCategory));
+static cl::opt<std::string> outputFilename(
+    "o",
+    cl::desc("Output file: .vmpk, .irpa, .safetensors or .gguf, or - for "
+             "standard output (with --format)"),
+    cl::value_desc("filename"), cl::cat(compileCategory));
 static cl::opt<Encoding> encoding(
-    "encoding", cl::desc("How segments store sub-byte elements"),
+    "encoding", cl::desc("vmpk: how segments store sub-byte elements"),
     cl::values(
         clEnumValN(Encoding::Packed, "packed",
                    "a dense little-endian bit stream (default)"),
@@ -70,7 +75,8 @@ static cl::opt<Encoding> encoding(
     cl::init(Encoding::Packed), cl::cat(compileCategory));
 static cl::opt<unsigned> alignment(
     "alignment",
-    cl::desc("File alignment of every segment (power of two, 1 to 65536)"),
+    cl::desc("vmpk: file alignment of every segment (a power of two from 1 "
+             "to 65536; default 64)"),
     cl::init(64), cl::cat(compileCategory));
 static cl::opt<bool> progress("progress",
                               cl::desc("Show a progress bar (default: when "
@@ -82,7 +88,9 @@ static cl::opt<bool> noProgress("no-progress",
 static cl::opt<bool> timing("timing", cl::desc("Report the time of each phase"),
                             cl::cat(compileCategory));
 static cl::opt<bool> fsyncOutput(
-    "fsync", cl::desc("Flush the output to stable storage before renaming it"),
+    "fsync",
+    cl::desc("vmpk, irpa: flush the output to stable storage before "
+             "renaming it"),
     cl::cat(compileCategory));
 static cl::opt<bool> allowUnregistered(
     "allow-unregistered-dialect",
@@ -100,7 +108,8 @@ static cl::opt<bool> zeroFillElided(
     cl::cat(compileCategory));
 static cl::opt<mlir::vmpack_compiler::Dedup> dedup(
     "dedup",
-    cl::desc("Which constants with equal stored bytes share one segment"),
+    cl::desc("vmpk: which constants with equal stored bytes share one "
+             "segment"),
     cl::values(
         clEnumValN(mlir::vmpack_compiler::Dedup::Off, "off",
                    "none: every constant is a segment of its own"),
@@ -122,16 +131,30 @@ static cl::opt<bool> stripDebugInfo(
     cl::cat(compileCategory));
 static cl::opt<std::string>
     moduleName("module-name",
-               cl::desc("Module name recorded in the archive (default: the "
-                        "module's symbol name, else the input's stem)"),
+               cl::desc("vmpk: module name recorded in the archive (default: "
+                        "the module's symbol name, else the input's stem)"),
                cl::cat(compileCategory));
 
-static cl::opt<std::string> outputFormat(
+static cl::opt<std::string> outputFormatName(
     "format",
     cl::desc("Output format: vmpk (a vmpack module archive), irpa (an IREE "
              "parameter archive), safetensors or gguf (the constants only); "
              "default: by the output's extension"),
     cl::value_desc("vmpk|irpa|safetensors|gguf"), cl::cat(compileCategory));
+static cl::alias outputFormatTo("to", cl::desc("Alias for --format"),
+                                cl::aliasopt(outputFormatName),
+                                cl::cat(compileCategory));
+static cl::opt<bool> quiet("quiet",
+                           cl::desc("Print nothing but errors (no warnings, "
+                                    "no progress bar)"),
+                           cl::cat(compileCategory));
+static cl::alias quietShort("q", cl::desc("Alias for --quiet"),
+                            cl::aliasopt(quiet), cl::cat(compileCategory));
+static cl::opt<bool> verbose("verbose",
+                             cl::desc("Say what was read and written"),
+                             cl::cat(compileCategory));
+static cl::alias verboseShort("v", cl::desc("Alias for --verbose"),
+                              cl::aliasopt(verbose), cl::cat(compileCategory));
 static cl::opt<std::string> parameterScope(
     "parameter-scope",
     cl::desc("irpa: the scope the program's parameter references name "
@@ -144,14 +167,15 @@ static cl::opt<uint64_t> parameterMinimumSize(
     cl::init(0), cl::cat(compileCategory));
 static cl::opt<std::string> emitProgram(
     "emit-program",
-    cl::desc("Also write the program that remains (.mlirbc: bytecode, else "
-             "text)"),
+    cl::desc("vmpk, irpa: also write the program that remains (.mlirbc: "
+             "bytecode, else text)"),
     cl::value_desc("filename"), cl::cat(compileCategory));
 
 /// libMLIR.so already registers a hidden `-threads` option (an int); a
 /// second registration would abort. Reuse it when present, as ours.
 static cl::opt<int> &getThreadsOption() {
-  constexpr const char *kDescription = "Worker threads (default: all cores)";
+  constexpr const char *kDescription =
+      "Worker threads, 0 to 1024 (default 0: all cores)";
   auto &registered = cl::getRegisteredOptions();
   auto it = registered.find("threads");
   if (it != registered.end()) {
@@ -174,56 +198,89 @@ static void onInterrupt(int sig) {
   interrupted = true;
 }
 
-static bool isPowerOfTwoInRange(unsigned value) {
-  return value >= 1 && value <= 65536 && (value & (value - 1)) == 0;
+/// An option given for an output it does not apply to: a usage error.
+static bool notFor(const cl::Option &option, bool applies,
+                   vmpack::tools::Format format, const char *appliesTo) {
+  if (applies || !option.getNumOccurrences())
+    return false;
+  llvm::errs() << "vmpack-compile: error: --" << option.ArgStr
+               << " does not apply to "
+               << vmpack::tools::formatInfo(format).description << " ("
+               << vmpack::tools::formatName(format) << "): it is for "
+               << appliesTo << " outputs\n";
+  return true;
 }
 
 int main(int argc, char **argv) {
+  using namespace vmpack::tools;
   llvm::InitLLVM initLLVM(argc, argv);
   cl::opt<int> &threads = getThreadsOption();
   cl::HideUnrelatedOptions(compileCategory);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "vmpack-compile: serializes an MLIR module's constants into a module "
-      "archive\n");
+  if (std::optional<int> code = parseMlirToolCommandLine(
+          argc, argv, "vmpack-compile",
+          "vmpack-compile: serializes an MLIR module's constants into a "
+          "module archive (.vmpk), an IREE parameter archive (.irpa), or a "
+          "safetensors or GGUF file\n\nExit status: 0 success, 1 an error "
+          "in the work, 2 a usage error.\n"))
+    return *code;
+  Reporter report("vmpack-compile");
+  report.quiet = quiet;
+  report.verbose = verbose;
 
-  if (!isPowerOfTwoInRange(alignment)) {
-    llvm::errs() << "vmpack-compile: error: --alignment=" << alignment
-                 << " is not a power of two between 1 and 65536\n";
-    return 1;
-  }
-  if (threads < 0) {
-    llvm::errs() << "vmpack-compile: error: --threads=" << threads
-                 << " must be 0 (all cores) or more\n";
-    return 1;
-  }
-  if (progress && noProgress) {
-    llvm::errs() << "vmpack-compile: error: --progress and --no-progress "
-                    "contradict each other\n";
-    return 1;
-  }
+  if (inputFilename.empty())
+    return report.usageError("no input given (INPUT.mlir, INPUT.mlirbc or - "
+                             "for standard input)");
+  if (outputFilename.empty())
+    return report.usageError("no output given (-o OUTPUT)");
+  if (!vmpack::archive::isValidAlignment(alignment))
+    return report.usageError("--alignment needs " + alignmentRange() +
+                             ", got '" + std::to_string(alignment) + "'");
+  if (threads < 0 || threads > int(kMaxThreads))
+    return report.usageError("--threads needs a number from 0 (all cores) "
+                             "to " +
+                             std::to_string(kMaxThreads) + ", got '" +
+                             std::to_string(threads) + "'");
+  if (progress && noProgress)
+    return report.usageError(
+        "--progress and --no-progress contradict each other");
 
-  StringRef format = outputFormat;
-  if (format.empty()) {
-    StringRef out = outputFilename;
-    format = out.ends_with(".irpa")          ? "irpa"
-             : out.ends_with(".safetensors") ? "safetensors"
-             : out.ends_with(".gguf")        ? "gguf"
-                                             : "vmpk";
-  }
-  if (format != "vmpk" && format != "irpa" && format != "safetensors" &&
-      format != "gguf") {
-    llvm::errs() << "vmpack-compile: error: --format=" << format
-                 << " is not one of vmpk, irpa, safetensors, gguf\n";
-    return 1;
-  }
-  bool irpa = format == "irpa";
-  bool weightFile = format == "safetensors" || format == "gguf";
-  if (weightFile && !emitProgram.empty()) {
-    llvm::errs() << "vmpack-compile: error: --emit-program is for .vmpk and "
-                    ".irpa outputs; a "
-                 << format << " file holds no program to refer to\n";
-    return 1;
+  vmpack::archive::StatusOr<Format> chosen = vmpack::tools::outputFormat(
+      outputFilename,
+      outputFormatName.getNumOccurrences()
+          ? std::optional<std::string>(outputFormatName.getValue())
+          : std::nullopt,
+      "--format", Tool::Compile);
+  if (!chosen)
+    return report.usageError(chosen.status().message());
+  Format out = *chosen;
+  std::string format = formatName(out);
+  bool irpa = out == Format::Irpa;
+  bool weightFile = out == Format::Safetensors || out == Format::Gguf;
+  bool vmpk = out == Format::Vmpk;
+  if (notFor(emitProgram, !weightFile, out, "vmpk and irpa") ||
+      notFor(moduleName, vmpk, out, "vmpk") ||
+      notFor(encoding, vmpk, out, "vmpk") ||
+      notFor(alignment, vmpk, out, "vmpk") ||
+      notFor(dedup, vmpk, out, "vmpk") ||
+      notFor(parameterScope, irpa, out, "irpa") ||
+      notFor(parameterMinimumSize, irpa, out, "irpa") ||
+      notFor(fsyncOutput, !weightFile, out, "vmpk and irpa"))
+    return kExitUsage;
+  if (isStdout(outputFilename) && isStdout(emitProgram))
+    return report.usageError("-o - and --emit-program=- would both write to "
+                             "standard output");
+  vmpack::archive::StatusOr<OutputPath> output =
+      OutputPath::create(outputFilename, out);
+  if (!output)
+    return report.usageError(output.status().message());
+
+  // MLIR only: a file of another format is named as what it is, with the
+  // tool that takes it.
+  if (inputFilename != "-") {
+    vmpack::archive::StatusOr<Format> input =
+        inputFormat(inputFilename, Tool::Compile);
+    if (!input)
+      return report.error(input.status().message());
   }
 
   DefaultTimingManager timingManager;
@@ -242,6 +299,7 @@ int main(int argc, char **argv) {
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   mlir::vmpack_compiler::InputDiagnosticHandler diagnostics(*sourceMgr,
                                                             &context);
+  ToolDiagnostics toolDiagnostics(&context, "vmpack-compile", quiet);
   mlir::vmpack_compiler::ZeroCopyRegistry zeroCopy;
   mlir::vmpack_compiler::TextFastPathStats textStats;
   std::string errorMessage;
@@ -251,8 +309,8 @@ int main(int argc, char **argv) {
       unsigned(threads.getValue()));
   if (!module) {
     if (!errorMessage.empty())
-      llvm::errs() << "vmpack-compile: error: " << errorMessage << "\n";
-    return 1;
+      return report.error(errorMessage);
+    return kExitFailure;
   }
   parseTimer.stop();
   // No output may be the input (guarded while the source manager holds
@@ -293,7 +351,8 @@ int main(int argc, char **argv) {
   options.alignment = alignment;
   options.threads = unsigned(threads.getValue());
   options.fsync = fsyncOutput;
-  options.progress = progress || (!noProgress && isatty(STDERR_FILENO));
+  options.progress =
+      !quiet && (progress || (!noProgress && isatty(STDERR_FILENO)));
   options.moduleName = moduleName;
   if (options.moduleName.empty())
     if (std::optional<StringRef> name = module->getSymName())
@@ -323,10 +382,15 @@ int main(int argc, char **argv) {
                       : ::open(inputFilename.c_str(), O_RDONLY | O_CLOEXEC);
     weightOptions.inputFd = inputFd;
     LogicalResult exported = mlir::vmpack_compiler::exportWeightFile(
-        *module, outputFilename, weightOptions);
+        *module, output->path(), weightOptions);
     if (inputFd >= 0)
       ::close(inputFd);
-    return failed(exported) ? 1 : 0;
+    if (failed(exported))
+      return kExitFailure;
+    if (vmpack::archive::Status st = output->finish(); !st)
+      return report.error(st.message());
+    report.progress("wrote " + output->display() + " (" + format + ")");
+    return kExitSuccess;
   }
 
   // From here on an interrupt stops the writers, which remove their
@@ -343,7 +407,7 @@ int main(int argc, char **argv) {
     hoist.addPass(
         mlir::vmpack_compiler::createHoistConstantsPass(hoistOptions));
     if (failed(hoist.run(*module)))
-      return 1;
+      return kExitFailure;
     mlir::vmpack_compiler::IrpaExportOptions irpaOptions;
     irpaOptions.scope = parameterScope;
     irpaOptions.minimumSize = parameterMinimumSize;
@@ -352,10 +416,10 @@ int main(int argc, char **argv) {
     irpaOptions.cancelled = options.cancelled;
     irpaOptions.zeroCopy = options.zeroCopy;
     irpaOptions.collect = options.collect;
-    written = mlir::vmpack_compiler::exportParameters(*module, outputFilename,
+    written = mlir::vmpack_compiler::exportParameters(*module, output->path(),
                                                       irpaOptions, rootTimer);
   } else {
-    written = mlir::vmpack_compiler::serializeModule(*module, outputFilename,
+    written = mlir::vmpack_compiler::serializeModule(*module, output->path(),
                                                      options, rootTimer);
   }
   if (succeeded(written) && !emitProgram.empty())
@@ -367,7 +431,13 @@ int main(int argc, char **argv) {
       std::signal(sig, SIG_DFL);
       std::raise(sig);
     }
-    return 1;
+    return kExitFailure;
   }
-  return 0;
+  if (vmpack::archive::Status st = output->finish(); !st)
+    return report.error(st.message());
+  report.progress("wrote " + output->display() + " (" + format + ")" +
+                  (emitProgram.empty()
+                       ? std::string()
+                       : " and the program to " + emitProgram.getValue()));
+  return kExitSuccess;
 }

@@ -18,6 +18,9 @@
 #include "ModelBuilder.h"
 
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
+#include "vmpack/Tools/FormatTable.h"
+#include "vmpack/Tools/MlirToolSupport.h"
+#include "vmpack/Tools/ToolSupport.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,6 +34,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace vmpack::gen;
@@ -46,12 +50,15 @@ enum class OutputFormat {
 
 llvm::cl::OptionCategory category("vmpack-gen options");
 
-llvm::cl::opt<std::string> outputPath("o", llvm::cl::desc("Output file"),
-                                      llvm::cl::value_desc("file"),
-                                      llvm::cl::Required,
-                                      llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    outputPath("o",
+               llvm::cl::desc("Output file: .mlir (text) or .mlirbc "
+                              "(bytecode), or - for standard output"),
+               llvm::cl::value_desc("file"), llvm::cl::cat(category));
 llvm::cl::opt<OutputFormat> format(
-    "format", llvm::cl::desc("What to write"),
+    "format",
+    llvm::cl::desc("What to write (default: mlir for a .mlir output, "
+                   "mlirbc-dense otherwise)"),
     llvm::cl::values(
         clEnumValN(OutputFormat::Text, "mlir",
                    "MLIR text, weights as dense<\"0x...\"> hex"),
@@ -92,6 +99,15 @@ llvm::cl::opt<uint64_t> seed("seed",
 llvm::cl::opt<bool> timing("timing",
                            llvm::cl::desc("Print where the time went"),
                            llvm::cl::init(false), llvm::cl::cat(category));
+llvm::cl::opt<bool> quiet("quiet", llvm::cl::desc("Print nothing but errors"),
+                          llvm::cl::cat(category));
+llvm::cl::alias quietShort("q", llvm::cl::desc("Alias for --quiet"),
+                           llvm::cl::aliasopt(quiet), llvm::cl::cat(category));
+llvm::cl::opt<bool> verbose("verbose", llvm::cl::desc("Say what was written"),
+                            llvm::cl::cat(category));
+llvm::cl::alias verboseShort("v", llvm::cl::desc("Alias for --verbose"),
+                             llvm::cl::aliasopt(verbose),
+                             llvm::cl::cat(category));
 
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) {
@@ -126,7 +142,8 @@ LogicalResult writeOutput(ModuleOp module, StreamedBlobs &streamed) {
     return emit(module, streamed, llvm::outs());
   auto temp = llvm::sys::fs::TempFile::create(outputPath + ".tmp-%%%%%%");
   if (!temp) {
-    llvm::errs() << "vmpack-gen: cannot create a temporary file next to '"
+    llvm::errs() << "vmpack-gen: error: cannot create a temporary file next "
+                    "to '"
                  << outputPath << "': " << llvm::toString(temp.takeError())
                  << "\n";
     return failure();
@@ -137,7 +154,7 @@ LogicalResult writeOutput(ModuleOp module, StreamedBlobs &streamed) {
     ok = succeeded(emit(module, streamed, os));
     os.flush();
     if (os.has_error()) {
-      llvm::errs() << "vmpack-gen: writing '" << outputPath
+      llvm::errs() << "vmpack-gen: error: writing '" << outputPath
                    << "' failed: " << os.error().message() << "\n";
       os.clear_error();
       ok = false;
@@ -148,8 +165,9 @@ LogicalResult writeOutput(ModuleOp module, StreamedBlobs &streamed) {
     return failure();
   }
   if (llvm::Error err = temp->keep(outputPath)) {
-    llvm::errs() << "vmpack-gen: cannot rename the output into '" << outputPath
-                 << "': " << llvm::toString(std::move(err)) << "\n";
+    llvm::errs() << "vmpack-gen: error: cannot rename the output into '"
+                 << outputPath << "': " << llvm::toString(std::move(err))
+                 << "\n";
     return failure();
   }
   return success();
@@ -157,16 +175,47 @@ LogicalResult writeOutput(ModuleOp module, StreamedBlobs &streamed) {
 } // namespace
 
 int main(int argc, char **argv) {
+  using namespace vmpack::tools;
   llvm::InitLLVM initLLVM(argc, argv);
   llvm::cl::HideUnrelatedOptions(category);
-  llvm::cl::ParseCommandLineOptions(
-      argc, argv,
-      "vmpack-gen: writes a synthetic llama2-shaped model with int4 weights\n");
-  if (layers < 1 || dim < 1 || hidden < 1 || vocab < 0) {
-    llvm::errs() << "vmpack-gen: --layers, --dim and --hidden must be "
-                    "positive\n";
-    return 1;
-  }
+  if (std::optional<int> code = parseMlirToolCommandLine(
+          argc, argv, "vmpack-gen",
+          "vmpack-gen: writes a synthetic llama2-shaped model with int4 "
+          "weights\n\nExit status: 0 success, 1 an error in the work, 2 a "
+          "usage error.\n"))
+    return *code;
+  Reporter report("vmpack-gen");
+  report.quiet = quiet;
+  report.verbose = verbose;
+  if (outputPath.empty())
+    return report.usageError("no output given (-o OUT.mlir or OUT.mlirbc)");
+  if (layers < 1 || dim < 1 || hidden < 1 || vocab < 0)
+    return report.usageError("--layers, --dim and --hidden must be positive");
+  // The output is what its name says: MLIR text in .mlir, bytecode in
+  // .mlirbc (or anything on standard output).
+  std::optional<Format> named =
+      isStdout(outputPath) ? std::nullopt : formatFromExtension(outputPath);
+  if (!isStdout(outputPath) && named != Format::Mlir && named != Format::Mlirbc)
+    return report.usageError("'" + outputPath +
+                             "': vmpack-gen writes MLIR, named .mlir (text) "
+                             "or .mlirbc (bytecode)");
+  if (!format.getNumOccurrences() && named == Format::Mlir)
+    format = OutputFormat::Text;
+  bool text =
+      format == OutputFormat::Text || format == OutputFormat::PackedText;
+  if (named && (named == Format::Mlir) != text)
+    return report.usageError(
+        "'" + outputPath + "' names " + formatInfo(*named).description +
+        ", but --format=" +
+        std::string(format.getValue() == OutputFormat::Text ? "mlir"
+                    : format.getValue() == OutputFormat::PackedText
+                        ? "mlir-packed"
+                        : "mlirbc-...") +
+        " writes " + (text ? "text" : "bytecode"));
+  if (isStdout(outputPath) && !text && ::isatty(STDOUT_FILENO))
+    return report.usageError("-o -: MLIR bytecode is binary and standard "
+                             "output is a terminal; redirect it to a file or "
+                             "a pipe");
 
   MLIRContext context;
   context.loadDialect<func::FuncDialect, ml_program::MLProgramDialect,
@@ -194,19 +243,20 @@ int main(int argc, char **argv) {
       buildLlamaModule(context, config, seed, form, timings, &streamed);
   double buildSeconds = secondsSince(start);
   if (failed(verify(*module)))
-    return 1;
+    return kExitFailure;
 
   start = Clock::now();
   if (failed(writeOutput(*module, streamed)))
-    return 1;
+    return kExitFailure;
+  report.progress("wrote " + outputPath.getValue());
   double writeSeconds = secondsSince(start);
 
-  if (timing) {
+  if (timing && !quiet) {
     llvm::errs() << llvm::format(
         "vmpack-gen: generate weights %.3f s, MLIR attributes %.3f s, "
         "build total %.3f s, write %.3f s\n",
         timings.generateSeconds, timings.attributeSeconds, buildSeconds,
         writeSeconds);
   }
-  return 0;
+  return kExitSuccess;
 }

@@ -95,7 +95,8 @@ std::string toolsReading(Format format, Tool except);
 
 /// The format of an input of `tool`. `forced` (--from) wins; then the
 /// content; then, when no magic matches, the extension (for MLIR text, and
-/// so that a damaged file of a named format gets that reader's message).
+/// so that a damaged file of a named format gets that reader's message;
+/// a tool that reads MLIR alone takes any other file as MLIR text).
 /// A format the tool does not read is an error that names the format and
 /// the tools that take it; so is a file nothing identifies.
 StatusOr<Format> inputFormat(const std::string &path, Tool tool,

@@ -46,11 +46,11 @@ def compile_under(source, output, limit):
 
 
 low, high = 0, 16 << 30
-if compile_under(tiny, out + ".tiny", high)["exit"] != 0:
+if compile_under(tiny, out[:-len(".vmpk")] + ".tiny.vmpk", high)["exit"] != 0:
     sys.exit(f"compiling {tiny} failed even with {high} bytes")
 while high - low > 4 * MIB:
     middle = (low + high) // 2
-    if compile_under(tiny, out + ".tiny", middle)["exit"] == 0:
+    if compile_under(tiny, out[:-len(".vmpk")] + ".tiny.vmpk", middle)["exit"] == 0:
         high = middle
     else:
         low = middle
