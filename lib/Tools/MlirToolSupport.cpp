@@ -23,8 +23,7 @@ const char *versionTool = "vmpack";
 } // namespace
 
 std::optional<int>
-vmpack::tools::parseMlirToolCommandLine(int argc, char **argv,
-                                        const char *tool,
+vmpack::tools::parseMlirToolCommandLine(int argc, char **argv, const char *tool,
                                         llvm::StringRef overview) {
   versionTool = tool;
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
@@ -92,13 +91,11 @@ ToolDiagnostics::ToolDiagnostics(mlir::MLIRContext *context, const char *tool,
           return mlir::success();
         if (!mlir::isa<mlir::UnknownLoc>(diag.getLocation()))
           return mlir::failure();
-        const char *kind = severity == mlir::DiagnosticSeverity::Error
-                               ? "error"
-                           : severity == mlir::DiagnosticSeverity::Warning
-                               ? "warning"
-                           : severity == mlir::DiagnosticSeverity::Note
-                               ? "note"
-                               : "remark";
+        const char *kind =
+            severity == mlir::DiagnosticSeverity::Error     ? "error"
+            : severity == mlir::DiagnosticSeverity::Warning ? "warning"
+            : severity == mlir::DiagnosticSeverity::Note    ? "note"
+                                                            : "remark";
         llvm::errs() << tool << ": " << kind << ": " << diag.str() << "\n";
         for (mlir::Diagnostic &note : diag.getNotes())
           llvm::errs() << tool << ": note: " << note.str() << "\n";
