@@ -170,22 +170,37 @@ bool vmpack::formats::isSetKey(std::string_view key) {
   return false;
 }
 
+namespace {
+
+/// The value of a GGUF key holding one non-negative integer, else nullopt.
+std::optional<uint64_t> ggufUnsigned(const GgufKeyValue &kv) {
+  GgufType t = kv.value.type;
+  unsigned bytes = ggufScalarBytes(t);
+  if (bytes == 0 || t == GgufType::Float32 || t == GgufType::Float64 ||
+      t == GgufType::Bool || kv.value.scalars.size() != 1)
+    return std::nullopt;
+  uint64_t v = kv.value.scalars.front();
+  if (ggufIsSigned(t) && ((v >> (8 * bytes - 1)) & 1))
+    return std::nullopt; // negative
+  return v;
+}
+
+/// split.no and split.count, where each is a non-negative integer.
+std::pair<std::optional<uint64_t>, std::optional<uint64_t>>
+ggufSplitNumbers(const GgufMetadata &metadata) {
+  std::optional<uint64_t> no, count;
+  for (const GgufKeyValue &kv : metadata)
+    if (kv.key == kGgufSplitNoKey || kv.key == kGgufSplitCountKey)
+      if (std::optional<uint64_t> v = ggufUnsigned(kv))
+        (kv.key == kGgufSplitNoKey ? no : count) = *v;
+  return {no, count};
+}
+
+} // namespace
+
 std::optional<SetPosition>
 vmpack::formats::ggufSplitPosition(const GgufMetadata &metadata) {
-  std::optional<uint64_t> no, count;
-  for (const GgufKeyValue &kv : metadata) {
-    if (kv.key != kGgufSplitNoKey && kv.key != kGgufSplitCountKey)
-      continue;
-    GgufType t = kv.value.type;
-    unsigned bytes = ggufScalarBytes(t);
-    if (bytes == 0 || t == GgufType::Float32 || t == GgufType::Float64 ||
-        t == GgufType::Bool || kv.value.scalars.empty())
-      continue;
-    uint64_t v = kv.value.scalars.front();
-    if (ggufIsSigned(t) && ((v >> (8 * bytes - 1)) & 1))
-      continue; // negative
-    (kv.key == kGgufSplitNoKey ? no : count) = v;
-  }
+  auto [no, count] = ggufSplitNumbers(metadata);
   if (!count || *count <= 1 || *count > kMaxShards)
     return std::nullopt;
   SetPosition p;
@@ -308,29 +323,6 @@ splitTensors(const std::vector<TensorSource> &tensors,
   return out;
 }
 
-/// The (split.no, split.count) keys of a GGUF file, if both are
-/// non-negative integers.
-std::optional<std::pair<uint64_t, uint64_t>>
-ggufSplitKeys(const GgufMetadata &metadata) {
-  std::optional<uint64_t> no, count;
-  for (const GgufKeyValue &kv : metadata) {
-    if (kv.key != kGgufSplitNoKey && kv.key != kGgufSplitCountKey)
-      continue;
-    GgufType t = kv.value.type;
-    unsigned bytes = ggufScalarBytes(t);
-    if (bytes == 0 || t == GgufType::Float32 || t == GgufType::Float64 ||
-        t == GgufType::Bool || kv.value.scalars.size() != 1)
-      return std::nullopt;
-    uint64_t v = kv.value.scalars.front();
-    if (ggufIsSigned(t) && ((v >> (8 * bytes - 1)) & 1))
-      return std::nullopt;
-    (kv.key == kGgufSplitNoKey ? no : count) = v;
-  }
-  if (!no || !count)
-    return std::nullopt;
-  return std::make_pair(*no, *count);
-}
-
 /// The files of older sets that a new set of `count` files named
 /// STEM-K-of-N`ext` replaces but does not have: files beside it named
 /// STEM-K-of-M`ext` with M != `count` that carry that set's keys (GGUF:
@@ -379,9 +371,8 @@ staleSetFiles(const std::string &stem, std::string_view ext, unsigned count) {
         StatusOr<std::unique_ptr<WeightFile>> f = openWeightFile(
             path, ext == ".gguf" ? FileFormat::Gguf : FileFormat::Vmpk);
         if (f && ext == ".gguf") {
-          auto keys = ggufSplitKeys((*f)->ggufMetadata);
-          member = keys && keys->first + 1 == shard->number &&
-                   keys->second == shard->count;
+          auto [no, n] = ggufSplitNumbers((*f)->ggufMetadata);
+          member = no && n && *no + 1 == shard->number && *n == shard->count;
         } else if (f) {
           StatusOr<std::optional<VmpkShardKeys>> keys =
               readVmpkShardKeys((*f)->stringMetadata);

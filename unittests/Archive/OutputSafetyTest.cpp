@@ -27,11 +27,6 @@ using namespace vmpack::archive::testing;
 
 namespace {
 
-std::string contents(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 /// Writes `text` to `path` through a TempOutput, as the writers do.
 Status writeThrough(const std::string &path, const std::string &text) {
   TempOutput out;

@@ -23,11 +23,6 @@ using namespace vmpack::archive::testing;
 
 namespace {
 
-std::string contents(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 TEST(TempOutput, CommitReplacesTheDestination) {
   ScratchDir dir;
   std::string path = dir.path("out");

@@ -52,6 +52,12 @@ inline std::vector<uint8_t> readFile(const std::string &path) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
+/// The file's bytes as a string ("" if it cannot be read).
+inline std::string contents(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 inline void writeFile(const std::string &path,
                       const std::vector<uint8_t> &bytes) {
   std::ofstream out(path, std::ios::binary);
