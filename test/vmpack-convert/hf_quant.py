@@ -230,9 +230,10 @@ def write(args):
         q = {"quant_method": "awq", "bits": 4, "group_size": group,
              "zero_point": True, "version": "gemm"}
     with open(os.path.join(d, "config.json"), "w") as f:
-        # No architecture: a LlamaForCausalLM folder written as GGUF is
-        # a llama.cpp model (docs/llama.md), which needs the whole config.
-        json.dump({"quantization_config": q}, f, indent=2)
+        # Not LlamaForCausalLM: a llama-family folder written as GGUF is a
+        # llama.cpp model (docs/llama.md), which needs the whole config.
+        json.dump({"architectures": ["TestQuantizedForCausalLM"],
+                   "quantization_config": q}, f, indent=2)
     np.savez(os.path.join(d, "reference.npz"), **refs)
 
 
