@@ -3,21 +3,30 @@
 //
 // The safetensors and GGUF fuzzers hand every input to the C runtime too
 // (vmpack_module_open_memory), which must agree with the formats layer's
-// reader: it opens exactly what the reader accepts, with as many segments
-// and metadata entries, and everything it then hands out (segment bytes,
-// foreign types, metadata, unpacked elements into exactly sized buffers)
-// stays inside the input, so ASan sees any stray read or write.
+// reader (docs/interop.md, "Opening safetensors and GGUF with the
+// runtime"): what the reader refuses, the runtime refuses with the same
+// status (vmpack.h's codes are the formats layer's StatusCode values:
+// VMPACK_ERROR_UNSUPPORTED for a GGUF version other than 2 and 3,
+// VMPACK_ERROR_FORMAT for damage) and the same message; a file that says it
+// is one of a set of several (a GGUF split.count above 1) is refused with
+// VMPACK_ERROR_UNSUPPORTED, saying so; anything else opens, with as many
+// segments and metadata entries as the reader found, and everything the
+// runtime then hands out (segment bytes, foreign types, metadata, unpacked
+// elements into exactly sized buffers) stays inside the input, so ASan
+// sees any stray read or write.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef VMPACK_FUZZ_FOREIGNRUNTIME_H
 #define VMPACK_FUZZ_FOREIGNRUNTIME_H
 
+#include "vmpack/Archive/Status.h"
 #include "vmpack/vmpack.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 namespace vmpack::fuzz {
@@ -27,19 +36,38 @@ inline void checkRuntime(bool condition) {
     std::abort();
 }
 
-/// `accepted`: whether the reader accepted [data, data + size);
-/// `tensors` and `metadata`: what it found then.
+/// What the reader made of [data, data + size).
+struct ReaderOutcome {
+  /// The reader's refusal, or null when it accepted the input.
+  const vmpack::archive::Status *refusal = nullptr;
+  /// Accepted, but the file says it is one of a set of several files.
+  bool setMember = false;
+  /// What an accepted input holds.
+  size_t tensors = 0, metadata = 0;
+};
+
+inline bool contains(const char *text, const char *part) {
+  return std::strstr(text, part) != nullptr;
+}
+
 inline void checkForeignRuntime(const uint8_t *data, size_t size,
-                                vmpack_container_t container, bool accepted,
-                                size_t tensors, size_t metadata) {
+                                vmpack_container_t container,
+                                const ReaderOutcome &reader) {
   static volatile uint8_t sink;
   vmpack_module_t *m = nullptr;
   vmpack_status_t st = vmpack_module_open_memory(data, size, &m);
-  if (!accepted) {
-    checkRuntime(st == VMPACK_ERROR_FORMAT && m == nullptr &&
-                 vmpack_last_error()[0] != '\0');
+  if (reader.refusal) {
+    checkRuntime(st == vmpack_status_t(int(reader.refusal->code())) &&
+                 m == nullptr &&
+                 reader.refusal->message() == vmpack_last_error());
     return;
   }
+  if (reader.setMember) {
+    checkRuntime(st == VMPACK_ERROR_UNSUPPORTED && m == nullptr &&
+                 contains(vmpack_last_error(), "not a whole module"));
+    return;
+  }
+  size_t tensors = reader.tensors, metadata = reader.metadata;
   checkRuntime(st == VMPACK_OK && m != nullptr);
   checkRuntime(vmpack_module_container(m) == container);
   checkRuntime(vmpack_module_segment_count(m) == tensors);

@@ -17,6 +17,7 @@
 #include <cstring>
 
 using namespace vmpack::formats;
+using vmpack::archive::StatusCode;
 
 static void check(bool condition) {
   if (!condition)
@@ -35,10 +36,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       !(input.size() >= 4 && std::memcmp(input.data(), "IRPA", 4) == 0);
   if (!file) {
     check(!file.status().message().empty());
-    if (recognised)
+    // safetensors has no version: every refusal is a damaged file.
+    check(file.status().code() == StatusCode::Format);
+    if (recognised) {
+      vmpack::fuzz::ReaderOutcome outcome;
+      outcome.refusal = &file.status();
       vmpack::fuzz::checkForeignRuntime(input.data(), input.size(),
-                                        VMPACK_CONTAINER_SAFETENSORS, false, 0,
-                                        0);
+                                        VMPACK_CONTAINER_SAFETENSORS, outcome);
+    }
     return 0;
   }
   uint64_t previousEnd = 0;
@@ -51,9 +56,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       sink = input.data()[t.offset] ^ input.data()[t.offset + t.length - 1];
   }
   check(previousEnd <= size);
-  if (recognised)
-    vmpack::fuzz::checkForeignRuntime(
-        input.data(), input.size(), VMPACK_CONTAINER_SAFETENSORS, true,
-        file->tensors.size(), file->metadata.size());
+  // A safetensors file says nothing about a set it belongs to: from
+  // memory it opens as the file it is.
+  if (recognised) {
+    vmpack::fuzz::ReaderOutcome outcome;
+    outcome.tensors = file->tensors.size();
+    outcome.metadata = file->metadata.size();
+    vmpack::fuzz::checkForeignRuntime(input.data(), input.size(),
+                                      VMPACK_CONTAINER_SAFETENSORS, outcome);
+  }
   return 0;
 }

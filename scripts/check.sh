@@ -8,8 +8,10 @@
 # the same suite, whose summary is the last thing printed. In between, a
 # build with only the portable kernels (-DVMPACK_DISPATCH=portable, no
 # vector code compiled in) runs the packing tests and the unpacking corpus,
-# and a ThreadSanitizer build (clang-22) runs the unit tests and the tools
-# with several threads (scripts/check-tsan.sh).
+# a ThreadSanitizer build (clang-22) runs the unit tests and the tools
+# with several threads (scripts/check-tsan.sh), and clang builds the
+# libFuzzer targets and runs each for 15 seconds from its corpus
+# (scripts/check-fuzz.sh): a target that cannot fuzz fails.
 # The Release build is also installed into a temporary prefix and a small
 # consumer (test/install/) is built against it through CMake and pkg-config.
 set -euo pipefail
@@ -37,6 +39,9 @@ ctest --test-dir "$root/build-portable" --output-on-failure -j "$jobs" \
 
 echo "== ThreadSanitizer build: the unit tests and the threaded tools"
 BUILD_DIR="$root/build-tsan" bash "$root/scripts/check-tsan.sh"
+
+echo "== libFuzzer: every fuzz target for ${VMPACK_FUZZ_SECONDS:-15} s (clang, ASan + UBSan)"
+bash "$root/scripts/check-fuzz.sh"
 
 echo "== Release build and the whole test suite"
 BUILD_DIR="$root/build" bash "$root/scripts/build.sh"

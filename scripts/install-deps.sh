@@ -15,6 +15,7 @@ packages=(
   nlohmann-json3-dev python3-numpy
   clang-format-22 clang-22 libclang-rt-22-dev
   libprotobuf-dev python3-onnx
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()

@@ -201,11 +201,14 @@ ggufSplitNumbers(const GgufMetadata &metadata) {
 std::optional<SetPosition>
 vmpack::formats::ggufSplitPosition(const GgufMetadata &metadata) {
   auto [no, count] = ggufSplitNumbers(metadata);
-  if (!count || *count <= 1 || *count > kMaxShards)
+  if (!count || *count <= 1)
     return std::nullopt;
+  // A count past what names can hold (kMaxShards) is still a set member;
+  // opening it as a set says what is wrong.
+  constexpr uint64_t kMaxCount = std::numeric_limits<unsigned>::max();
   SetPosition p;
-  p.count = unsigned(*count);
-  p.number = no && *no < *count ? unsigned(*no) + 1 : 0;
+  p.count = unsigned(std::min<uint64_t>(*count, kMaxCount));
+  p.number = no && *no < *count && *no < kMaxCount ? unsigned(*no) + 1 : 0;
   return p;
 }
 
