@@ -2,9 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // What tools/vmpack-compile does, as a function: parse the input (bytecode
-// used in place), serialize its constants into a module archive written
-// atomically. Runs without the GIL. Diagnostics are collected and raised
-// as vmpack.CompileError; on any error nothing is written.
+// used in place), then write the output in the format its extension (or
+// `format`) names, through the same lib/Target functions as the tool, so
+// that the bytes are the tool's: a module archive (serializeModule), an
+// IREE parameter archive after hoisting the constants (exportParameters),
+// or a safetensors or GGUF file of the constants (exportWeightFile); with
+// `emit_program`, the program that remains too. Runs without the GIL.
+// Diagnostics are collected and raised as vmpack.CompileError; on any error
+// nothing is written.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,14 +17,21 @@
 
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Target/InputFile.h"
+#include "vmpack/Target/IrpaExport.h"
 #include "vmpack/Target/ModuleSerializer.h"
+#include "vmpack/Target/WeightsModule.h"
+#include "vmpack/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace py = pybind11;
 
@@ -49,16 +61,35 @@ parseDedup(const std::string &name) {
   return std::nullopt;
 }
 
+/// What vmpack-compile writes for `output` without --format: the format
+/// its extension names, else a module archive.
+std::string formatOfOutput(const std::string &output) {
+  llvm::StringRef out = output;
+  return out.ends_with(".irpa")          ? "irpa"
+         : out.ends_with(".safetensors") ? "safetensors"
+         : out.ends_with(".gguf")        ? "gguf"
+                                         : "vmpk";
+}
+
+/// The options of vmpack-compile that are not SerializeOptions.
+struct OutputRequest {
+  std::string format; // vmpk, irpa, safetensors or gguf
+  std::string emitProgram;
+  std::string parameterScope;
+  uint64_t parameterMinimumSize = 0;
+};
+
 /// Returns "" on success, else the diagnostics (or the I/O error).
 std::string compileFile(const std::string &input, const std::string &output,
                         mlir::vmpack_compiler::SerializeOptions options,
-                        bool allowUnregistered) {
+                        const OutputRequest &request, bool allowUnregistered) {
   using namespace mlir;
   DialectRegistry registry;
   registerAllDialects(registry);
   registry.insert<mlir::vmpack_compiler::VMPackDialect>();
   MLIRContext context(registry);
   context.allowUnregisteredDialects(allowUnregistered);
+  context.printOpOnDiagnostic(false); // as vmpack-compile
 
   std::string diagnosticText;
   llvm::raw_string_ostream os(diagnosticText);
@@ -84,11 +115,55 @@ std::string compileFile(const std::string &input, const std::string &output,
 
   DefaultTimingManager timingManager;
   TimingScope timing = timingManager.getRootScope();
-  if (failed(mlir::vmpack_compiler::serializeModule(*module, output, options,
-                                                    timing))) {
+  auto failure = [&](const std::string &path) {
     os.flush();
-    return diagnosticText.empty() ? "cannot write " + output : diagnosticText;
+    return diagnosticText.empty() ? "cannot write " + path : diagnosticText;
+  };
+  if (request.format == "safetensors" || request.format == "gguf") {
+    mlir::vmpack_compiler::WeightFileExportOptions weights;
+    weights.format = request.format == "gguf"
+                         ? mlir::vmpack_compiler::WeightFileFormat::Gguf
+                         : mlir::vmpack_compiler::WeightFileFormat::Safetensors;
+    weights.zeroCopy = &zeroCopy;
+    weights.collect = options.collect;
+    weights.input = sourceMgr->getMemoryBuffer(1)->getBuffer();
+    int fd = ::open(input.c_str(), O_RDONLY | O_CLOEXEC);
+    weights.inputFd = fd;
+    LogicalResult exported =
+        mlir::vmpack_compiler::exportWeightFile(*module, output, weights);
+    if (fd >= 0)
+      ::close(fd);
+    return failed(exported) ? failure(output) : "";
   }
+  LogicalResult written = success();
+  if (request.format == "irpa") {
+    // As vmpack-compile: tensor constants become globals first.
+    PassManager hoist(&context);
+    mlir::vmpack_compiler::HoistConstantsPassOptions hoistOptions;
+    hoistOptions.minElements = 1;
+    hoist.addPass(
+        mlir::vmpack_compiler::createHoistConstantsPass(hoistOptions));
+    if (failed(hoist.run(*module)))
+      return failure(output);
+    mlir::vmpack_compiler::IrpaExportOptions irpa;
+    irpa.scope = request.parameterScope;
+    irpa.minimumSize = request.parameterMinimumSize;
+    irpa.threads = options.threads;
+    irpa.fsync = options.fsync;
+    irpa.zeroCopy = options.zeroCopy;
+    irpa.collect = options.collect;
+    written =
+        mlir::vmpack_compiler::exportParameters(*module, output, irpa, timing);
+  } else {
+    written = mlir::vmpack_compiler::serializeModule(*module, output, options,
+                                                     timing);
+  }
+  if (failed(written))
+    return failure(output);
+  if (!request.emitProgram.empty() &&
+      failed(mlir::vmpack_compiler::writeProgramFile(*module,
+                                                     request.emitProgram)))
+    return failure(request.emitProgram);
   return "";
 }
 
@@ -110,7 +185,8 @@ void vmpack::python::registerCompile(py::module_ &m) {
          const std::string &encoding, uint32_t alignment, unsigned threads,
          const std::string &moduleName, const std::string &dedup,
          bool zeroFillElided, bool stripDebugInfo, bool allowUnregistered,
-         bool fsync) {
+         bool fsync, const std::string &format, const std::string &emitProgram,
+         const std::string &parameterScope, uint64_t parameterMinimumSize) {
         auto invalid = [&](const std::string &message) {
           PyErr_SetString(invalidArgumentClass, message.c_str());
           throw py::error_already_set();
@@ -128,6 +204,25 @@ void vmpack::python::registerCompile(py::module_ &m) {
             (alignment & (alignment - 1)) != 0)
           invalid("vmpack.compile: alignment=" + std::to_string(alignment) +
                   " is not a power of two between 1 and 65536");
+        OutputRequest request;
+        request.format = format.empty() ? formatOfOutput(output) : format;
+        if (request.format != "vmpk" && request.format != "irpa" &&
+            request.format != "safetensors" && request.format != "gguf")
+          invalid("vmpack.compile: format='" + format +
+                  "' is not one of 'vmpk', 'irpa', 'safetensors', 'gguf'");
+        bool weightFile =
+            request.format == "safetensors" || request.format == "gguf";
+        if (weightFile && !emitProgram.empty())
+          invalid("vmpack.compile: emit_program is for .vmpk and .irpa "
+                  "outputs; a " +
+                  request.format + " file holds no program to refer to");
+        if (request.format != "irpa" &&
+            (!parameterScope.empty() || parameterMinimumSize != 0))
+          invalid("vmpack.compile: parameter_scope and "
+                  "parameter_minimum_size apply to .irpa outputs only");
+        request.emitProgram = emitProgram;
+        request.parameterScope = parameterScope;
+        request.parameterMinimumSize = parameterMinimumSize;
         options.encoding = *e;
         options.dedup = *d;
         options.alignment = alignment;
@@ -140,15 +235,27 @@ void vmpack::python::registerCompile(py::module_ &m) {
         std::string error;
         {
           py::gil_scoped_release release;
-          error = compileFile(input, output, options, allowUnregistered);
+          error =
+              compileFile(input, output, options, request, allowUnregistered);
         }
         if (!error.empty()) {
-          PyErr_SetString(compileErrorClass, error.c_str());
+          // Diagnostics quote the input, which may not be UTF-8 (a binary
+          // file given as MLIR text): escape such bytes, so that the
+          // exception always carries the message (PyErr_SetString would
+          // raise it without arguments).
+          PyObject *message = PyUnicode_DecodeUTF8(
+              error.data(), py::ssize_t(error.size()), "backslashreplace");
+          if (!message)
+            throw py::error_already_set();
+          PyErr_SetObject(compileErrorClass, message);
+          Py_DECREF(message);
           throw py::error_already_set();
         }
       },
       py::arg("input"), py::arg("output"), py::arg("encoding"),
       py::arg("alignment"), py::arg("threads"), py::arg("module_name"),
       py::arg("dedup"), py::arg("zero_fill_elided"), py::arg("strip_debuginfo"),
-      py::arg("allow_unregistered_dialect"), py::arg("fsync"));
+      py::arg("allow_unregistered_dialect"), py::arg("fsync"),
+      py::arg("format"), py::arg("emit_program"), py::arg("parameter_scope"),
+      py::arg("parameter_minimum_size"));
 }

@@ -522,6 +522,8 @@ PYBIND11_MODULE(_vmpack, m) {
   floatTypes["bfloat16"] = int(VMPACK_FLOAT_BF16);
   m.attr("FLOAT_TYPES") = floatTypes;
   m.attr("RELEASE_GIL_BYTES") = kReleaseGilBytes;
+  // The project's version (CMake's project(VERSION), one definition).
+  m.attr("VERSION") = VMPACK_VERSION;
   m.def("status_name", [](int status) {
     return std::string(vmpack_status_name(vmpack_status_t(status)));
   });

@@ -112,3 +112,50 @@ def test_compiles_run_in_threads(tmp_path):
         t.join()
     assert not errors
     assert outputs[0].read_bytes() == outputs[1].read_bytes()
+
+
+@pytest.mark.parametrize("suffix,container,first", [
+    (".gguf", "gguf", b"GGUF"), (".safetensors", "safetensors", None),
+    (".irpa", "irpa", b"IRPA"), (".vmpk", "vmpk", b"PK\3\4")])
+def test_the_output_is_what_its_name_says(tmp_path, suffix, container, first):
+    """vmpack.compile writes the format the extension names, byte for byte
+    what vmpack-compile writes for the same name (issue 26: it wrote a
+    .vmpk ZIP under every name)."""
+    ours = tmp_path / ("python" + suffix)
+    theirs = tmp_path / ("tool" + suffix)
+    vmpack.compile(TYPES, ours, threads=1)
+    subprocess.run([tool("vmpack-compile"), TYPES, "-o", theirs], check=True)
+    assert ours.read_bytes() == theirs.read_bytes()
+    if first:
+        assert ours.read_bytes()[:4] == first
+    with vmpack.open(ours) as m:
+        assert m.container == container
+
+
+def test_format_and_the_options_of_irpa_outputs(tmp_path):
+    ours, theirs = tmp_path / "p.bin", tmp_path / "t.bin"
+    vmpack.compile(TYPES, ours, format="gguf")
+    subprocess.run([tool("vmpack-compile"), TYPES, "-o", theirs,
+                    "--format=gguf"], check=True)
+    assert ours.read_bytes() == theirs.read_bytes()
+    assert ours.read_bytes()[:4] == b"GGUF"
+    # .irpa with a scope, a minimum size and the program that remains.
+    paths = {k: tmp_path / f"{k}.irpa" for k in ("p", "t")}
+    programs = {k: tmp_path / f"{k}.mlir" for k in ("p", "t")}
+    vmpack.compile(TYPES, paths["p"], parameter_scope="model",
+                   parameter_minimum_size=4, emit_program=programs["p"])
+    subprocess.run([tool("vmpack-compile"), TYPES, "-o", paths["t"],
+                    "--parameter-scope=model", "--parameter-minimum-size=4",
+                    f"--emit-program={programs['t']}"], check=True)
+    assert paths["p"].read_bytes() == paths["t"].read_bytes()
+    assert programs["p"].read_text() == programs["t"].read_text()
+    assert '"model"::' in programs["p"].read_text()
+    for bad in (dict(format="zip"), dict(parameter_scope="model"),
+                dict(parameter_minimum_size=4)):
+        with pytest.raises(vmpack.InvalidArgumentError):
+            vmpack.compile(TYPES, tmp_path / "x.vmpk", **bad)
+    with pytest.raises(vmpack.InvalidArgumentError, match="emit_program"):
+        vmpack.compile(TYPES, tmp_path / "x.gguf",
+                       emit_program=tmp_path / "x.mlir")
+    assert not (tmp_path / "x.vmpk").exists()
+    assert not (tmp_path / "x.gguf").exists()

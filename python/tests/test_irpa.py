@@ -54,7 +54,10 @@ def test_entries_as_iree_reads_them(irpa):
         for name, (start, length) in entries.items():
             s = m[name]
             assert s.nbytes == length and s.shape == (length,)
-            assert s.mlir_type == "" and s.encoding == "none"
+            assert s.mlir_type is None and s.element_type is None
+            assert s.checksum is None and s.encoding == "none"
+            assert s.scalar_kind is None and s.scalar_bits is None
+            assert s.source_kind is None and s.source_key is None
             if name in extracted:
                 assert s.kind == "untyped" and s.offset == int(start)
                 assert bytes(s.raw) == extracted[name]
@@ -87,7 +90,9 @@ def test_what_an_irpa_does_not_have(irpa):
             m.program
         with pytest.raises(vmpack.UnsupportedError):
             m["w"].unpack(dtype="int8")
-        assert m.name == "" and m.format_version == 0
+        # What the format has no value for is None.
+        assert m.name is None and m.producer is None
+        assert m.format_version == 0
 
 
 def test_damaged_archives_raise_or_read_safely(irpa):

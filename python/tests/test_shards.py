@@ -72,11 +72,8 @@ def expect_arrays(m, arrays):
     assert sorted(m.keys()) == sorted(arrays)
     for name, want in arrays.items():
         got = m.get_tensor(name)
-        if want.dtype == np.bool_:
-            np.testing.assert_array_equal(got, -want.astype(np.int8))
-        else:
-            assert got.dtype == want.dtype
-            np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("options", OPEN_WAYS, ids=str)

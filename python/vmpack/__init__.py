@@ -3,17 +3,39 @@
 safetensors and GGUF files as numpy arrays, and the compiler.
 
     import vmpack
-    with vmpack.open("llama.vmpk") as m:
+    with vmpack.open("llama.vmpk") as m:            # any of the four formats
         m.verify()                                  # every CRC-32
         w = m.get_tensor("layers.0.attention.wq")   # i4 -> int8, sign-aware
+        mask = m["mask"].numpy()                    # i1 -> numpy.bool_
+        for name, segment in m.items(): ...         # a Mapping of Segments
     with vmpack.open("model.gguf", mode="read") as g:
         g.metadata["general.architecture"], g["blk.0.attn_q.weight"].foreign_type
     vmpack.compile("model.mlirbc", "model.vmpk")
 
-A thin layer over the C runtime (include/vmpack/vmpack.h) in the extension
-module vmpack._vmpack. docs/python.md is the reference.
+Functions:
+    vmpack.open(path, mode="auto", verify="structure", threads=0,
+                buffer=None)   opens a file (or the first file of a set)
+    vmpack.load(data)          opens a file's bytes
+    vmpack.compile(input, output, ...)   MLIR in, module archive out
+                               (builds with MLIR only)
+
+Classes:
+    Module    an open file: a collections.abc.Mapping of names to Segments,
+              with name, container, metadata, program, verify(), close()
+    Segment   one tensor: shape, element_type, encoding, raw bytes, and
+              numpy(dtype=None), which gives zero-copy views where the
+              stored bytes are a numpy array, else the values widened
+    Error     the base of every exception; one subclass per C status
+              (FormatError, ChecksumError, NotFoundError, ...), each also a
+              built-in exception (ValueError, KeyError, ...)
+
+An attribute a format has no value for is None (a safetensors file's
+checksums, an .irpa entry's element type). A thin layer over the C
+runtime (include/vmpack/vmpack.h) in the extension module vmpack._vmpack;
+docs/python.md is the reference. __version__ is vmpack's version.
 """
 
+import collections.abc as _abc
 import os as _os
 import sys as _sys
 
@@ -42,7 +64,10 @@ else:
         """vmpack.compile failed (this build has no compiler)."""
 
 
+__version__ = _vmpack.VERSION
+
 __all__ = [
+    "__version__",
     "open", "load", "compile", "Module", "Segment", "Error", "CompileError",
     "InvalidArgumentError", "IOError", "FormatError", "ChecksumError",
     "NotFoundError", "OutOfRangeError", "UnsupportedError",
@@ -94,6 +119,63 @@ def _unpack_dtype(kind, bits):
     return _UNPACK_DTYPES["float32"]
 
 
+# Float element kinds as numbers: (significand bits after the point,
+# smallest positive value (a subnormal where the type has them), largest
+# finite value), from each type's definition (MLIR's APFloat semantics;
+# docs/packing.md section 4). A numpy float dtype holds every value of one
+# exactly when it has at least as many significand bits, reaches as small
+# and as large; NaN and infinities, where the type has them, exist in
+# every numpy float.
+_FLOAT_RANGES = {
+    _KIND["F4E2M1FN"]: (1, 2.0**-1, 6.0),
+    _KIND["F6E2M3FN"]: (3, 2.0**-3, 7.5),
+    _KIND["F6E3M2FN"]: (2, 2.0**-4, 28.0),
+    _KIND["F8E5M2"]: (2, 2.0**-16, 57344.0),
+    _KIND["F8E4M3"]: (3, 2.0**-9, 240.0),
+    _KIND["F8E4M3FN"]: (3, 2.0**-9, 448.0),
+    _KIND["F8E5M2FNUZ"]: (2, 2.0**-17, 57344.0),
+    _KIND["F8E4M3FNUZ"]: (3, 2.0**-10, 240.0),
+    _KIND["F8E4M3B11FNUZ"]: (3, 2.0**-13, 30.0),
+    _KIND["F8E3M4"]: (4, 2.0**-6, 15.5),
+    _KIND["F8E8M0FNU"]: (0, 2.0**-127, 2.0**127),
+    _KIND["BF16"]: (7, 2.0**-133, float(_np.finfo(_np.float32).max) *
+                    (1 - 2.0**-8) / (1 - 2.0**-24)),
+    _KIND["F16"]: (10, 2.0**-24, 65504.0),
+    _KIND["TF32"]: (10, 2.0**-136, float(_np.finfo(_np.float32).max) *
+                    (1 - 2.0**-11) / (1 - 2.0**-24)),
+    _KIND["F32"]: (23, 2.0**-149, float(_np.finfo(_np.float32).max)),
+    _KIND["F64"]: (52, 5e-324, float(_np.finfo(_np.float64).max)),
+}
+
+
+def _float_holds(dtype, kind):
+    """Whether numpy float (or complex: its parts) dtype `dtype` holds
+    every value of float kind `kind` exactly."""
+    if kind not in _FLOAT_RANGES:
+        return False  # f80, f128: wider than what is decoded
+    bits, smallest, largest = _FLOAT_RANGES[kind]
+    info = _np.finfo(dtype)
+    return (info.nmant >= bits and
+            float(info.smallest_subnormal) <= smallest and
+            float(info.max) >= largest)
+
+
+def _integer_holds(dtype, kind, bits):
+    """Whether numpy dtype `dtype` holds every value of an integer of
+    `bits` bits of `kind` exactly (iN and siN signed, uiN unsigned,
+    index 64-bit signed; i1 is -1 and 0 as a number)."""
+    signed = kind != _KIND["UNSIGNED_INT"]
+    if dtype.kind == "i":
+        return bits <= dtype.itemsize * 8 - (0 if signed else 1)
+    if dtype.kind == "u":
+        return not signed and bits <= dtype.itemsize * 8
+    if dtype.kind in "fc":
+        # Every integer of magnitude up to 2**(nmant + 1) is a float.
+        magnitude = bits - 1 if signed else bits
+        return magnitude <= _np.finfo(dtype).nmant + 1
+    return False
+
+
 def _decode_name(raw):
     return raw.decode("utf-8", "surrogateescape")
 
@@ -107,10 +189,16 @@ def _encode_name(name):
 class Segment:
     """One constant of a module: a stored segment, or an alias of one.
 
-    Attributes: name, index, shape, mlir_type, element_type, encoding,
-    nbytes, offset, alignment, checksum, is_alias, alias_of, source_kind,
-    source_key. Byte-level facts (encoding, nbytes, offset, alignment,
-    checksum, raw) of an alias are those of the segment it shares.
+    Attributes: name, index, shape, size, mlir_type, element_type,
+    encoding, nbytes, offset, alignment, checksum, is_alias, alias_of,
+    source_kind, source_key, kind, splat_pattern, metadata, foreign_type,
+    foreign_type_id, foreign_shape. Byte-level facts (encoding, nbytes,
+    offset, alignment, checksum, raw) of an alias are those of the segment
+    it shares. An attribute the file's format has no value for is None:
+    checksum for .irpa, safetensors and GGUF (they have no checksums),
+    mlir_type, element_type and the scalar facts of an .irpa entry (it has
+    no element type), source_kind and source_key outside .vmpk, a splat's
+    alignment (it stores no bytes).
     """
 
     def __init__(self, module, info):
@@ -151,6 +239,24 @@ class Segment:
         foreign = module._handle().foreign(self.index)
         self.foreign_type, self.foreign_type_id, self.foreign_shape = \
             foreign if foreign is not None else (None, None, None)
+        container = module.container
+        if container != "vmpk":
+            self.checksum = None
+            self.source_kind = None
+            self.source_key = None
+        if self.kind != "typed":
+            self.mlir_type = None
+            self.element_type = None
+            self.scalar_kind = None
+            self.scalar_bits = None
+        if self.kind == "splat":
+            self.alignment = None
+
+    @property
+    def _is_bool(self):
+        """i1 (and safetensors BOOL, which is i1): numpy.bool_ elements."""
+        return self.kind == "typed" and not self.is_complex and \
+            self.scalar_kind == _KIND["SIGNLESS_INT"] and self.scalar_bits == 1
 
     @property
     def quant_info(self):
@@ -225,6 +331,8 @@ class Segment:
         runtime cannot widen this element type (read `raw` then)."""
         if self.kind != "typed":
             return _np.dtype(_np.uint8)
+        if self._is_bool:
+            return _np.dtype(_np.bool_)
         native = _native_dtype(self.scalar_kind, self.scalar_bits)
         if native is not None:
             if self.is_complex and self.scalar_kind in _NATIVE_COMPLEX:
@@ -247,36 +355,87 @@ class Segment:
 
         dtype=None: byte-aligned integers (8/16/32/64 bits), f16, f32, f64
         and complex<f32>/<f64> are zero-copy read-only views of the mapped
-        file; other integers are widened sign-aware (iN, siN, index
-        sign-extend, uiN zero-extends) into the smallest of int8/16/32 that
-        holds them; other floats of at most 32 bits (f4, f6, f8, bf16, tf32)
-        are decoded to float32, complex ones to complex64.
+        file; i1 (safetensors BOOL) is numpy.bool_, zero-copy where it is
+        stored one byte per element (the word and byte encodings) and every
+        byte is 0 or 1; other integers are widened sign-aware (iN, siN,
+        index sign-extend, uiN zero-extends) into the smallest of
+        int8/16/32 that holds them; other floats of at most 32 bits (f4,
+        f6, f8, bf16, tf32) are decoded to float32, complex ones to
+        complex64.
 
         dtype="int8"|"int16"|"int32"|"float32" asks the C runtime for that
-        destination type; a complex element gives two values (real,
-        imaginary) on a trailing axis of length 2. A dtype equal to the
+        destination type (i1 into int8 is -1 for true); a complex element
+        gives two values (real, imaginary) on a trailing axis of length 2.
+        Any other numpy dtype that holds every value of the element type
+        exactly is the default array converted (float64 for f16, int64 for
+        i4, float32 for i16, numpy.bool_ only for i1). A dtype equal to the
         zero-copy one returns the view. Anything else raises
         vmpack.UnsupportedError, as does a type the runtime cannot widen.
         """
         if self.kind != "typed":
             return self._untyped(dtype)
-        native = _native_dtype(self.scalar_kind, self.scalar_bits)
-        if dtype is None:
-            natural = self.natural_dtype
+        natural = self.natural_dtype
+        if dtype is None or (natural is not None and
+                             _np.dtype(dtype) == natural):
             if natural is None:
                 raise UnsupportedError(
                     f"segment {self.name!r}: {self.element_type} has no numpy "
                     "dtype the runtime unpacks into; read Segment.raw")
-            if native is not None:
-                return self._zero_copy(natural)
-            if natural.kind == "c":
-                flat = self.unpack(dtype="float32")
-                return flat.view(_np.complex64).reshape(self.shape)
-            return self.unpack(dtype=natural).reshape(self._value_shape())
+            return self._natural(natural)
         dtype = _np.dtype(dtype)
+        native = _native_dtype(self.scalar_kind, self.scalar_bits)
         if native is not None and dtype == native:
             return self._zero_copy(native)
-        return self.unpack(dtype=dtype).reshape(self._value_shape())
+        integer = self.scalar_kind in _INT_KINDS
+        if dtype.name in _vmpack.DTYPES and (
+                (integer and dtype.kind == "i") or
+                (not integer and dtype.name == "float32")):
+            return self.unpack(dtype=dtype).reshape(self._value_shape())
+        if natural is not None and self._holds_exactly(dtype):
+            values = self._natural(natural)
+            if self._is_bool and dtype.kind != "b":
+                values = self.unpack(dtype="int8").reshape(self.shape)
+            return values.astype(dtype)
+        raise UnsupportedError(
+            f"segment {self.name!r}: {self.element_type} has values that "
+            f"{dtype.name} does not hold exactly (or the runtime cannot "
+            "widen it)")
+
+    def _holds_exactly(self, dtype):
+        """Whether `dtype` holds every value of the element type exactly."""
+        kind, bits = self.scalar_kind, self.scalar_bits
+        if dtype.kind == "b":
+            return self._is_bool
+        if self.is_complex:
+            # Only complex floats go to a complex dtype (integer parts keep
+            # their trailing axis of two).
+            return dtype.kind == "c" and kind not in _INT_KINDS and \
+                _float_holds(dtype, kind)
+        if kind in _INT_KINDS:
+            return _integer_holds(dtype, kind, bits)
+        return dtype.kind in "fc" and _float_holds(dtype, kind)
+
+    def _natural(self, natural):
+        """The array numpy() gives by default (`natural`: natural_dtype)."""
+        if self._is_bool:
+            return self._bool_array()
+        native = _native_dtype(self.scalar_kind, self.scalar_bits)
+        if native is not None:
+            return self._zero_copy(natural)
+        if natural.kind == "c":
+            flat = self.unpack(dtype="float32")
+            return flat.view(_np.complex64).reshape(self.shape)
+        return self.unpack(dtype=natural).reshape(self._value_shape())
+
+    def _bool_array(self):
+        """i1 as numpy.bool_: a view of bytes that are each 0 or 1, else the
+        unpacked elements (the bit of each element only, as unpacking reads
+        them: docs/packing.md) compared with zero."""
+        if self.encoding in ("word", "byte") and self.nbytes == self.size:
+            stored = self._zero_copy(_np.dtype(_np.uint8))
+            if not (stored > 1).any():
+                return stored.view(_np.bool_)
+        return self.unpack(dtype="int8").reshape(self.shape) != 0
 
     def _untyped(self, dtype):
         """An .irpa entry's bytes, reinterpreted as `dtype` (any numpy
@@ -333,11 +492,15 @@ class Segment:
         return array.copy() if copy else array
 
 
-class Module:
-    """An open module archive. Use vmpack.open() or vmpack.load().
+class Module(_abc.Mapping):
+    """An open module archive, .irpa, safetensors or GGUF file. Use
+    vmpack.open() or vmpack.load().
 
-    A mapping from constant names to Segments: keys() lists the stored
-    segments in file order, then the aliases.
+    A collections.abc.Mapping from constant names to Segments: keys()
+    lists the stored segments in file order, then the aliases; get(),
+    items(), values(), len(), `in` and iteration work as for a dict.
+    m[name] raises vmpack.NotFoundError (a KeyError) for a name it does not
+    have.
     """
 
     def __init__(self, handle, path=None):
@@ -363,14 +526,22 @@ class Module:
     # Module facts.
     @property
     def name(self):
-        return self._handle().name
+        """The module's name; None for .irpa, safetensors and GGUF, which
+        have none (GGUF's general.name is in metadata)."""
+        return self._handle().name if self.container == "vmpk" else None
 
     @property
     def producer(self):
-        return self._handle().producer
+        """The tool that wrote a .vmpk; None for the other formats."""
+        return self._handle().producer if self.container == "vmpk" else None
 
     @property
     def format_version(self):
+        """The file's format version: a .vmpk's, an .irpa's major version
+        (0), a GGUF file's (2 or 3); None for safetensors, which has
+        none."""
+        if self.container == "safetensors":
+            return None
         return self._handle().format_version
 
     @property
@@ -415,27 +586,51 @@ class Module:
         vmpack.UnsupportedError for an .irpa, which has none."""
         return memoryview(self._handle().program())
 
-    # The mapping.
-    def keys(self):
-        return list(self._load_names())
-
+    # The mapping (collections.abc.Mapping gives keys, items, values, get,
+    # __eq__ from these).
     def __iter__(self):
-        return iter(self.keys())
+        """The names: stored segments in file order, then the aliases."""
+        return iter(list(self._load_names()))
 
     def __len__(self):
+        """How many constants (segments and aliases)."""
         return len(self._load_names())
 
     def __contains__(self, name):
-        return name in self._load_names()
+        """Whether a constant is named `name` (str, or bytes)."""
+        names = self._load_names()
+        if isinstance(name, str):
+            return name in names
+        try:
+            self[name]
+        except KeyError:
+            return False
+        return True
+
+    def keys(self):
+        """A view of the names (stored segments in file order, then the
+        aliases)."""
+        self._load_names()  # raises once closed
+        return _abc.KeysView(self)
 
     def values(self):
+        """A view of the Segments, in the order of keys()."""
         self._load_names()
-        return list(self._segments)
+        return _abc.ValuesView(self)
 
     def items(self):
-        return list(self._load_names().items())
+        """A view of (name, Segment) pairs, in the order of keys()."""
+        self._load_names()
+        return _abc.ItemsView(self)
+
+    # Modules compare (and hash) by identity, not as mappings do.
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
 
     def __getitem__(self, name):
+        """The Segment named `name` (str, or bytes for exact bytes);
+        vmpack.NotFoundError (a KeyError) if there is none."""
         names = self._load_names()
         if isinstance(name, str) and name in names:
             return names[name]
@@ -466,12 +661,15 @@ class Module:
 
     @property
     def closed(self):
+        """Whether close() was called."""
         return self._raw.closed
 
     def __enter__(self):
+        """`with vmpack.open(...) as m:` closes m at the end."""
         return self
 
     def __exit__(self, *exc):
+        """Closes the module."""
         self.close()
         return False
 
@@ -539,11 +737,18 @@ def load(data):
 def compile(input, output, encoding="packed", alignment=64, threads=0,
             module_name=None, dedup="resources", zero_fill_elided=False,
             strip_debuginfo=False, allow_unregistered_dialect=True,
-            fsync=False):
-    """Compiles an MLIR module (.mlir or .mlirbc) into a module archive, as
-    vmpack-compile does (same options, same bytes). The output is written
-    to a temporary file and renamed; on error nothing is written and
-    vmpack.CompileError carries the diagnostics. Runs without the GIL."""
+            fsync=False, format=None, emit_program=None,
+            parameter_scope=None, parameter_minimum_size=0):
+    """Compiles an MLIR module (.mlir or .mlirbc) as vmpack-compile does
+    (same options, same bytes): into the format `format` names ("vmpk",
+    "irpa", "safetensors", "gguf"), by default the one output's extension
+    names (.irpa, .safetensors, .gguf; anything else a .vmpk module
+    archive). emit_program also writes the program that remains (.vmpk and
+    .irpa outputs; .mlirbc: bytecode, else text); parameter_scope and
+    parameter_minimum_size are the .irpa export's (an error for other
+    outputs). The output is written to a temporary file and renamed; on
+    error nothing is written and vmpack.CompileError carries the
+    diagnostics. Runs without the GIL."""
     if not _vmpack.HAS_COMPILER:
         raise UnsupportedError(
             "vmpack.compile: this vmpack was built without MLIR "
@@ -552,4 +757,8 @@ def compile(input, output, encoding="packed", alignment=64, threads=0,
                     _os.fsdecode(_os.fspath(output)), encoding,
                     int(alignment), int(threads), module_name or "", dedup,
                     bool(zero_fill_elided), bool(strip_debuginfo),
-                    bool(allow_unregistered_dialect), bool(fsync))
+                    bool(allow_unregistered_dialect), bool(fsync),
+                    format or "",
+                    _os.fsdecode(_os.fspath(emit_program)) if emit_program
+                    else "", parameter_scope or "",
+                    int(parameter_minimum_size))
