@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compile.h"
+#include "Convert.h"
 
 #include "vmpack/vmpack.h"
 
@@ -559,4 +560,5 @@ PYBIND11_MODULE(_vmpack, m) {
       .def("_handle_use_count", &Module::handleUseCount);
 
   vmpack::python::registerCompile(m);
+  vmpack::python::registerConvert(m);
 }

@@ -16,8 +16,10 @@ Functions:
     vmpack.open(path, mode="auto", verify="structure", threads=0,
                 buffer=None)   opens a file (or the first file of a set)
     vmpack.load(data)          opens a file's bytes
-    vmpack.compile(input, output, ...)   MLIR in, module archive out
-                               (builds with MLIR only)
+    vmpack.compile(input, output, ...)   MLIR in, a module archive, .irpa,
+                               safetensors or GGUF out (builds with MLIR)
+    vmpack.convert(inputs, output, ...)  between weight file formats, as
+                               vmpack-convert does (same bytes)
 
 Classes:
     Module    an open file: a collections.abc.Mapping of names to Segments,
@@ -68,7 +70,8 @@ __version__ = _vmpack.VERSION
 
 __all__ = [
     "__version__",
-    "open", "load", "compile", "Module", "Segment", "Error", "CompileError",
+    "open", "load", "compile", "convert", "Module", "Segment", "Error",
+    "CompileError",
     "InvalidArgumentError", "IOError", "FormatError", "ChecksumError",
     "NotFoundError", "OutOfRangeError", "UnsupportedError",
     "BufferTooSmallError", "OutOfMemoryError", "InternalError",
@@ -762,3 +765,38 @@ def compile(input, output, encoding="packed", alignment=64, threads=0,
                     _os.fsdecode(_os.fspath(emit_program)) if emit_program
                     else "", parameter_scope or "",
                     int(parameter_minimum_size))
+
+
+def convert(inputs, output, *, from_format=None, format=None, alignment=None,
+            max_shard_size=None, module_name=None, encoding=None, dense=False,
+            dequant_split=False, dequantize=None, scheme=None, quant=None,
+            tokenizer_pre=None, no_vocab=False, onnx_template=None,
+            onnx_inline=False):
+    """Converts weight files as vmpack-convert does: the same function
+    (tools::convertFiles), the same options, the same bytes. `inputs` is a
+    path or a list of paths (a set by its first file or its index);
+    `output` a path, written through a temporary file and a rename, its
+    format the one its extension names unless `format` ("vmpk",
+    "safetensors", "gguf", "irpa", "onnx", "mlir", "mlirbc") says.
+    The keywords are vmpack-convert's flags: from_format (--from),
+    alignment, max_shard_size (bytes, or a size such as "500MB"),
+    module_name, encoding, dense, dequant_split, dequantize ("f32", "f16",
+    "bf16"), scheme, quant, tokenizer_pre, no_vocab, onnx_template,
+    onnx_inline. An option that does not apply to the output raises
+    vmpack.InvalidArgumentError; a failed conversion raises the error of
+    its kind and writes nothing. Returns a dict: format, files (the files
+    written), tensors, input_files, summary and warnings (lines the tool
+    would print). Runs without the GIL."""
+    if isinstance(inputs, (str, bytes, _os.PathLike)):
+        inputs = [inputs]
+    paths = [_os.fsdecode(_os.fspath(p)) for p in inputs]
+    options = dict(from_format=from_format, format=format,
+                   alignment=alignment, module_name=module_name,
+                   encoding=encoding, dense=bool(dense),
+                   dequant_split=bool(dequant_split), dequantize=dequantize,
+                   scheme=scheme, quant=quant, tokenizer_pre=tokenizer_pre,
+                   no_vocab=bool(no_vocab), onnx_inline=bool(onnx_inline),
+                   max_shard_size=max_shard_size,
+                   onnx_template=_os.fsdecode(_os.fspath(onnx_template))
+                   if onnx_template is not None else None)
+    return _vmpack.convert(paths, _os.fsdecode(_os.fspath(output)), options)

@@ -108,6 +108,16 @@ class Module(collections.abc.Mapping[str, Segment]):
 def open(path: _Path, mode: str = ..., verify: str = ..., threads: int = ...,
          buffer: Any = ...) -> Module: ...
 def load(data: Any) -> Module: ...
+def convert(inputs: Union[_Path, List[_Path]], output: _Path, *,
+            from_format: Optional[str] = ..., format: Optional[str] = ...,
+            alignment: Optional[int] = ...,
+            max_shard_size: Union[int, str, None] = ...,
+            module_name: Optional[str] = ..., encoding: Optional[str] = ...,
+            dense: bool = ..., dequant_split: bool = ...,
+            dequantize: Optional[str] = ..., scheme: Optional[str] = ...,
+            quant: Optional[str] = ..., tokenizer_pre: Optional[str] = ...,
+            no_vocab: bool = ..., onnx_template: Optional[_Path] = ...,
+            onnx_inline: bool = ...) -> Dict[str, Any]: ...
 def compile(input: _Path, output: _Path, encoding: str = ...,
             alignment: int = ..., threads: int = ...,
             module_name: Optional[str] = ..., dedup: str = ...,

@@ -47,6 +47,9 @@ def compile(input: str, output: str, encoding: str, alignment: int,
             emit_program: str, parameter_scope: str,
             parameter_minimum_size: int) -> None: ...
 
+def convert(inputs: List[str], output: str,
+            options: Dict[str, Any]) -> Dict[str, Any]: ...
+
 def status_name(status: int) -> str: ...
 
 class Module:

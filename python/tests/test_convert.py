@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""vmpack.convert is vmpack-convert (the same tools::convertFiles): for the
+same inputs and options it writes the same bytes, compared with cmp; the
+output is the format its name says; options that do not apply are
+refused and nothing is written."""
+
+import filecmp
+import subprocess
+
+import pytest
+
+import vmpack
+from conftest import BUILD_DIR, SOURCE_DIR
+
+CORPUS = SOURCE_DIR / "fuzz" / "corpus"
+GGUF = CORPUS / "gguf" / "all-types.gguf"
+SAFETENSORS = CORPUS / "unpack" / "samples.safetensors"
+
+MAGIC = {".gguf": b"GGUF", ".vmpk": b"PK\3\4", ".irpa": b"IRPA"}
+
+
+def tool():
+    path = BUILD_DIR / "bin" / "vmpack-convert" if BUILD_DIR else None
+    if path is None or not path.exists():
+        pytest.skip(f"vmpack-convert is not built (VMPACK_BUILD_DIR="
+                    f"{BUILD_DIR})")
+    return path
+
+
+def both(tmp_path, source, suffix, flags=(), **options):
+    """Converts with Python and with the tool, to the same file name in
+    two directories (a .vmpk is named after its file); returns the two
+    outputs and Python's result."""
+    (tmp_path / "py").mkdir(exist_ok=True)
+    (tmp_path / "cli").mkdir(exist_ok=True)
+    ours = tmp_path / "py" / ("out" + suffix)
+    theirs = tmp_path / "cli" / ("out" + suffix)
+    result = vmpack.convert(source, ours, **options)
+    subprocess.run([str(tool()), "-q", str(source), "-o", str(theirs),
+                    *flags], check=True)
+    assert result["files"] == [str(ours)]
+    return ours, theirs, result
+
+
+@pytest.mark.parametrize("source,suffix,flags,options", [
+    (GGUF, ".vmpk", [], {}),
+    (GGUF, ".gguf", ["--alignment=64"], {"alignment": 64}),
+    (GGUF, ".vmpk", ["--alignment=128", "--module-name=m"],
+     {"alignment": 128, "module_name": "m"}),
+    (SAFETENSORS, ".gguf", [], {}),
+    (SAFETENSORS, ".vmpk", ["--encoding=byte"], {"encoding": "byte"}),
+    (SAFETENSORS, ".irpa", [], {}),
+    (SAFETENSORS, ".safetensors", [], {}),
+], ids=["gguf-vmpk", "gguf-gguf-64", "gguf-vmpk-named", "st-gguf",
+        "st-vmpk-byte", "st-irpa", "st-st"])
+def test_same_bytes_as_vmpack_convert(tmp_path, source, suffix, flags,
+                                      options):
+    ours, theirs, result = both(tmp_path, source, suffix, flags, **options)
+    assert filecmp.cmp(ours, theirs, shallow=False)
+    if suffix in MAGIC:
+        assert ours.read_bytes()[:4] == MAGIC[suffix]
+    assert result["format"] == suffix[1:] and result["tensors"] > 0
+    with vmpack.open(ours) as m:
+        assert m.container == suffix[1:]
+
+
+def test_format_and_shards(tmp_path):
+    ours, theirs, result = both(tmp_path, SAFETENSORS, ".bin",
+                                ["--format=gguf"], format="gguf")
+    assert ours.read_bytes() == theirs.read_bytes()
+    assert ours.read_bytes()[:4] == b"GGUF" and result["format"] == "gguf"
+    (tmp_path / "p").mkdir()
+    (tmp_path / "c").mkdir()
+    result = vmpack.convert([SAFETENSORS], tmp_path / "p" / "s.gguf",
+                            max_shard_size=500)
+    subprocess.run([str(tool()), "-q", str(SAFETENSORS), "-o",
+                    str(tmp_path / "c" / "s.gguf"), "--max-shard-size=500"],
+                   check=True)
+    written = sorted(p.name for p in (tmp_path / "p").iterdir())
+    assert written == sorted(p.name for p in (tmp_path / "c").iterdir())
+    assert len(written) > 1 and len(result["files"]) == len(written)
+    for name in written:
+        assert (tmp_path / "p" / name).read_bytes() == \
+            (tmp_path / "c" / name).read_bytes()
+
+
+def test_refusals_write_nothing(tmp_path):
+    out = tmp_path / "out.gguf"
+    with pytest.raises(vmpack.InvalidArgumentError):
+        vmpack.convert(SAFETENSORS, out, dense=True)  # MLIR outputs only
+    with pytest.raises(vmpack.InvalidArgumentError):
+        vmpack.convert(SAFETENSORS, out, format="zip")
+    with pytest.raises(vmpack.InvalidArgumentError):
+        vmpack.convert(SAFETENSORS, out, alignment=3)
+    with pytest.raises(vmpack.Error) as e:
+        vmpack.convert(tmp_path / "absent.safetensors", out)
+    assert "absent.safetensors" in str(e.value)
+    with pytest.raises(vmpack.Error):
+        vmpack.convert(GGUF, tmp_path / "x.safetensors")  # block tensors
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_one_input_or_many(tmp_path):
+    """A path or a list: several inputs go into one file, in order."""
+    one, _, _ = both(tmp_path, SAFETENSORS, ".gguf")
+    many = tmp_path / "many.gguf"
+    extra = tmp_path / "extra.gguf"
+    vmpack.convert(CORPUS / "gguf" / "golden.gguf", extra)
+    result = vmpack.convert([one, extra], many)
+    assert result["input_files"] == 2
+    with vmpack.open(one) as a, vmpack.open(extra) as b, \
+            vmpack.open(many) as m:
+        assert list(m.keys()) == list(a.keys()) + list(b.keys())
