@@ -144,6 +144,8 @@ int vmpack::dump::dumpIrpa(const uint8_t *data, size_t size,
     Status st = (*reader)->verifyLayout();
     if (!st)
       return error(options.modulePath + ": " + st.message());
+    if (options.quiet)
+      return 0;
     std::printf("%s: OK (%zu entries; header, entries, names, ranges and "
                 "overlaps checked; .irpa has no checksums, so damaged data "
                 "cannot be detected)\n",

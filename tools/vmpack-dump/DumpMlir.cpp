@@ -5,6 +5,7 @@
 
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Target/ModuleRebuilder.h"
+#include "vmpack/Tools/MlirFiles.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/Diagnostics.h"
@@ -13,6 +14,10 @@
 #include "mlir/InitAllDialects.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
+
+const char *vmpack::dump::dumpMlirVersion() {
+  return vmpack::tools::mlirVersion();
+}
 
 int vmpack::dump::printModuleAsMlir(const archive::ArchiveReader &reader,
                                     const DumpOptions &options) {

@@ -15,6 +15,9 @@ namespace vmpack::dump {
 /// compiled from, to stdout or, atomically, to options.outputPath. Returns
 /// the process exit code. Only a vmpack-dump built with MLIR can do this;
 /// otherwise it says so.
+/// MLIR's version for --version, or nullptr without MLIR.
+const char *dumpMlirVersion();
+
 int printModuleAsMlir(const archive::ArchiveReader &reader,
                       const DumpOptions &options);
 

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+const char *vmpack::dump::dumpMlirVersion() { return nullptr; }
+
 int vmpack::dump::printModuleAsMlir(const archive::ArchiveReader &,
                                     const DumpOptions &) {
   std::fprintf(stderr, "vmpack-dump: error: --mlir needs a vmpack-dump built "

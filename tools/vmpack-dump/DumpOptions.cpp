@@ -4,6 +4,8 @@
 
 #include "DumpOptions.h"
 
+#include "vmpack/Tools/ToolSupport.h"
+
 #include <cstdlib>
 #include <cstring>
 
@@ -38,14 +40,20 @@ const char *vmpack::dump::dumpUsage() {
          "                        reject ops of dialects vmpack does not\n"
          "                        have (accepted by default;\n"
          "                        --allow-unregistered-dialect is a no-op)\n"
-         "  --threads N           threads for --verify and --load=read "
-         "(default: all)\n"
+         "  --threads N           threads for --verify and --load=read, 0 to\n"
+         "                        1024 (default 0: all cores)\n"
          "  --load auto|mmap|read how to get the module into memory: map it,\n"
          "                        or read it (computing CRCs while reading);\n"
          "                        auto reads from network and FUSE file\n"
          "                        systems and maps elsewhere, unless\n"
          "                        VMPACK_LOAD_MODE says otherwise\n"
-         "  -h, --help            this text\n";
+         "  -q, --quiet           --verify: print nothing but errors\n"
+         "  --version             vmpack's version (and MLIR's)\n"
+         "  -h, --help            this text\n"
+         "\n"
+         "A file is read as what its first bytes show, whatever its name;\n"
+         "MLIR and ONNX files are named with the tool that takes them.\n"
+         "Exit status: 0 success, 1 an error in the work, 2 a usage error.\n";
 }
 
 bool vmpack::dump::parseDumpOptions(int argc, char **argv, DumpOptions &options,
@@ -100,30 +108,37 @@ bool vmpack::dump::parseDumpOptions(int argc, char **argv, DumpOptions &options,
     } else if (arg == "-o") {
       if (!value(options.outputPath))
         return false;
-    } else if (arg == "--load" || arg.rfind("--load=", 0) == 0) {
+    } else if (arg == "--version") {
+      options.version = true;
+      return false;
+    } else if (arg == "-q" || arg == "--quiet") {
+      options.quiet = true;
+    } else if (arg == "--load" || arg.rfind("--load=", 0) == 0 ||
+               arg == "--threads" || arg.rfind("--threads=", 0) == 0) {
+      bool load = arg.rfind("--load", 0) == 0;
+      std::string name = load ? "--load" : "--threads";
       std::string text;
-      if (arg == "--load") {
+      if (arg == name) {
         if (!value(text))
           return false;
       } else {
-        text = arg.substr(7);
+        text = arg.substr(name.size() + 1);
       }
-      if (text != "auto" && text != "mmap" && text != "read") {
-        error = "--load needs auto, mmap or read, got '" + text + "'";
-        return false;
+      if (load) {
+        if (!tools::parseLoadMode(text)) {
+          error = "--load needs auto, mmap or read, got '" + text + "'";
+          return false;
+        }
+        options.load = text;
+      } else {
+        std::optional<unsigned> n = tools::parseThreads(text);
+        if (!n) {
+          error = "--threads needs a number from 0 (all cores) to " +
+                  std::to_string(tools::kMaxThreads) + ", got '" + text + "'";
+          return false;
+        }
+        options.threads = *n;
       }
-      options.load = text;
-    } else if (arg == "--threads") {
-      std::string text;
-      if (!value(text))
-        return false;
-      char *end = nullptr;
-      unsigned long n = std::strtoul(text.c_str(), &end, 10);
-      if (text.empty() || *end || n > 1024) {
-        error = "--threads needs a number in [0, 1024], got '" + text + "'";
-        return false;
-      }
-      options.threads = unsigned(n);
     } else if (arg.size() > 1 && arg[0] == '-') {
       error = "unknown option '" + arg + "'";
       return false;

@@ -31,10 +31,14 @@ struct DumpOptions {
   bool printGeneric = false;
   bool printDebugInfo = false;
   bool emitBytecode = false;
+  /// -q: --verify prints nothing on success.
+  bool quiet = false;
+  /// --version: print the versions and stop.
+  bool version = false;
 };
 
 /// Parses argv. On a usage error returns false with `error` set; on
-/// --help returns false with `error` empty.
+/// --help or --version returns false with `error` empty.
 bool parseDumpOptions(int argc, char **argv, DumpOptions &options,
                       std::string &error);
 

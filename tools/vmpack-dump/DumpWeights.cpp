@@ -200,6 +200,8 @@ int vmpack::dump::dumpWeights(FileFormat format, const DumpOptions &options) {
   case Action::Json:
     return printJson(format, *files, *metadata);
   case Action::Verify:
+    if (options.quiet)
+      return 0;
     std::printf("%s: OK (%zu tensors in %zu file(s); header, types, shapes, "
                 "offsets and ranges checked; %s %s)\n",
                 options.modulePath.c_str(), countTensors(*files), files->size(),

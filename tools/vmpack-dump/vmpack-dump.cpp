@@ -26,6 +26,8 @@
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/TypeTable.h"
 #include "vmpack/Pack/Encoding.h"
+#include "vmpack/Tools/FormatTable.h"
+#include "vmpack/Tools/ToolSupport.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -380,13 +382,16 @@ int main(int argc, char **argv) {
   DumpOptions options;
   std::string usageError;
   if (!parseDumpOptions(argc, argv, options, usageError)) {
+    if (usageError.empty() && options.version) {
+      std::fputs(tools::versionText("vmpack-dump", dumpMlirVersion()).c_str(),
+                 stdout);
+      return tools::kExitSuccess;
+    }
     if (usageError.empty()) {
       std::fputs(dumpUsage(), stdout);
-      return 0;
+      return tools::kExitSuccess;
     }
-    std::fprintf(stderr, "vmpack-dump: error: %s\n\n%s", usageError.c_str(),
-                 dumpUsage());
-    return 2;
+    return tools::Reporter("vmpack-dump").usageError(usageError);
   }
 
   LoadOptions load;
@@ -396,12 +401,16 @@ int main(int argc, char **argv) {
   load.threads = options.threads;
   if (formats::isHfModelDirectory(options.modulePath))
     return dumpHfModel(options);
-  // safetensors and GGUF (and their sets) by name, then by content.
-  std::optional<formats::FileFormat> named =
-      formats::formatFromPath(options.modulePath);
-  if (named && (*named == formats::FileFormat::Safetensors ||
-                *named == formats::FileFormat::Gguf))
-    return dumpWeights(*named, options);
+  // By content first (tools/FormatTable): a file of a format vmpack-dump
+  // does not read is named, with the tools that take it; one nothing
+  // identifies goes to the module reader, which says what is wrong.
+  StatusOr<tools::Format> detected =
+      tools::inputFormat(options.modulePath, tools::Tool::Dump);
+  if (!detected && detected.status().code() != StatusCode::Format)
+    return error(detected.status().message());
+  tools::Format format = detected ? *detected : tools::Format::Vmpk;
+  if (format == tools::Format::Safetensors || format == tools::Format::Gguf)
+    return dumpWeights(*tools::formatInfo(format).fileFormat, options);
   auto file = LoadedFile::open(options.modulePath, load);
   if (!file)
     return error(file.status().message());
@@ -459,6 +468,8 @@ int main(int argc, char **argv) {
     size_t bytes = 0;
     for (const Part &part : shown.parts)
       bytes += part.reader->fileSize();
+    if (options.quiet)
+      return 0;
     if (shown.isSet())
       std::printf("%s: OK (%zu segments, %zu bytes verified in %zu files)\n",
                   options.modulePath.c_str(), shown.numSegments(), bytes,
