@@ -13,7 +13,7 @@ The targets (ratio to a memcpy of the larger side, same run, one core):
   MLIR storage -> word, word <-> packed  W 1-8: 0.5
   float32 from f4, f6, f8 and bf16: 0.5
   every other width (9-64) and direction: 0.3
-With --markdown it also prints the tables the README's performance section
+With --markdown it also prints the tables docs/performance.md's packing section
 is made of.
 """
 
@@ -106,7 +106,7 @@ def main():
     src.add_argument("--bench", help="path of vmpack-pack-bench to run")
     src.add_argument("--input", help="a saved vmpack-pack-bench output")
     ap.add_argument("--markdown", action="store_true",
-                    help="also print the README tables")
+                    help="also print the docs/performance.md tables")
     args = ap.parse_args()
     if args.bench:
         text = subprocess.run([args.bench], check=True, capture_output=True,

@@ -7,7 +7,7 @@
 // with carry-less multiplication (PCLMULQDQ, and VPCLMULQDQ where the CPU
 // has it), chosen at run time by the library. Which of them are compiled in
 // is decided at configure time (VMPACK_HAVE_ISAL, VMPACK_HAVE_LIBDEFLATE);
-// the order of preference is the measured one (README, "CRC-32").
+// the order of preference is the measured one (docs/performance.md, "CRC-32").
 //
 //===----------------------------------------------------------------------===//
 

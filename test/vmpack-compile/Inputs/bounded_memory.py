@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Compiles a model in bounded memory: the CI-sized check that vmpack-compile
-streams its input through the page cache (README, "A model larger than
+streams its input through the page cache (docs/performance.md, "A model larger than
 memory").
 
   bounded_memory.py SRC_ROOT TINY.mlirbc MODEL.mlirbc OUT.vmpk SLACK_MIB
