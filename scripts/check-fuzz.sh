@@ -57,28 +57,52 @@ fi
 ninja -C "$build" "${targets[@]/#/vmpack-fuzz-}"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/vmpack-fuzz.XXXXXX")
-failed=()
-for t in "${targets[@]}"; do
-  corpus=$work/$t/corpus
-  mkdir -p "$corpus" "$work/$t/artifacts"
+
+# run_target TARGET ATTEMPT: one libFuzzer run; prints its outcome and
+# returns 0 (ran long enough, no failure), 1 (libFuzzer stopped: a crash, a
+# failed check, a leak, a report) or 2 (no failure, but too few inputs).
+run_target() {
+  local t=$1 dir=$work/$1/run$2
+  mkdir -p "$dir/corpus" "$dir/artifacts"
   # -timeout: one input may take at most 10 s; -rss_limit_mb: 2 GiB.
   if ASAN_OPTIONS=detect_leaks=1 "$build/fuzz/vmpack-fuzz-$t" \
       -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -print_final_stats=1 -artifact_prefix="$work/$t/artifacts/" \
-      "$corpus" "$root/fuzz/corpus/$t" >"$work/$t/log" 2>&1; then
-    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$t/log" | tail -1)
+      -print_final_stats=1 -artifact_prefix="$dir/artifacts/" \
+      "$dir/corpus" "$root/fuzz/corpus/$t" >"$dir/log" 2>&1; then
+    local runs
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
     if [ -z "$runs" ] || [ "$runs" -lt "$min_runs" ]; then
-      echo "check-fuzz: $t: only ${runs:-no} inputs in ${seconds} s (at least $min_runs expected)"
-      failed+=("$t")
-    else
-      echo "check-fuzz: $t: $runs inputs in ${seconds} s, no failure"
+      echo "check-fuzz: $t: only ${runs:-no} inputs in ${seconds} s (at least $min_runs expected); from its log ($dir/log):"
+      grep -E '^(INFO: libFuzzer disabled|stat::|Slowest unit)' "$dir/log" | awk '!seen[$0]++' || true
+      tail -n 5 "$dir/log"
+      # The largest inputs it kept, for a look at what made it slow.
+      ls -S "$dir/corpus" | head -n 3 | sed "s|^|  $dir/corpus/|"
+      return 2
     fi
-  else
-    echo "check-fuzz: $t FAILED; the end of its log ($work/$t/log):"
-    tail -n 40 "$work/$t/log"
-    ls "$work/$t/artifacts"
-    failed+=("$t")
+    echo "check-fuzz: $t: $runs inputs in ${seconds} s, no failure"
+    return 0
   fi
+  echo "check-fuzz: $t FAILED; the end of its log ($dir/log):"
+  tail -n 40 "$dir/log"
+  ls "$dir/artifacts"
+  return 1
+}
+
+failed=()
+for t in "${targets[@]}"; do
+  status=0
+  run_target "$t" 1 || status=$?
+  # Too few inputs, with nothing wrong found, can be a run that wandered
+  # into large inputs (a JSON header of several kilobytes costs
+  # milliseconds under full instrumentation): it is run once more, from
+  # the checked-in corpus with a new seed, and fails if that run is short
+  # too. A failure libFuzzer reports is never run again.
+  if ((status == 2)); then
+    echo "check-fuzz: $t: running it once more"
+    status=0
+    run_target "$t" 2 || status=$?
+  fi
+  ((status == 0)) || failed+=("$t")
 done
 if ((${#failed[@]})); then
   echo "check-fuzz: ${#failed[@]} target(s) failed: ${failed[*]}; inputs and logs in $work" >&2
