@@ -51,10 +51,13 @@ uint8_t evenSigns(uint32_t seven) {
   parity ^= parity >> 1;
   return uint8_t(v | (parity & 1) << 7);
 }
-/// ggml multiplies by a selected -1.f or 1.f; a multiplication (unlike a
-/// negation) leaves a NaN's sign alone.
-float signFactor(uint8_t signs, unsigned j) {
-  return (signs >> j) & 1 ? -1.f : 1.f;
+/// ggml's source multiplies by a selected -1.f or 1.f. Compilers turn that
+/// into a conditional negation, which is what libggml-base does: a NaN's
+/// sign bit is flipped too (an actual multiplication by -1 would leave it,
+/// as an unoptimized build of the same source does). vmpack negates
+/// explicitly, so every build gives ggml's bits.
+float withSign(float value, uint8_t signs, unsigned j) {
+  return (signs >> j) & 1 ? -value : value;
 }
 uint8_t gridByte(uint64_t row, unsigned j) { return uint8_t(row >> (8 * j)); }
 
@@ -341,7 +344,7 @@ void decodeIq2_xxs(const uint8_t *b, float *y) {
       uint64_t row = kIq2xxsGrid[g[l]];
       uint8_t signs = evenSigns(aux1 >> (7 * l));
       for (int j = 0; j < 8; ++j)
-        y[j] = db * float(gridByte(row, j)) * signFactor(signs, j);
+        y[j] = withSign(db * float(gridByte(row, j)), signs, j);
       y += 8;
     }
   }
@@ -358,7 +361,7 @@ void decodeIq2_xs(const uint8_t *b, float *y) {
       uint64_t row = kIq2xsGrid[v & 511];
       uint8_t signs = evenSigns(v >> 9);
       for (int j = 0; j < 8; ++j)
-        y[j] = db[l / 2] * float(gridByte(row, j)) * signFactor(signs, j);
+        y[j] = withSign(db[l / 2] * float(gridByte(row, j)), signs, j);
       y += 8;
     }
   }
@@ -377,7 +380,7 @@ void decodeIq2_s(const uint8_t *b, float *y) {
       const float dl = db[l / 2];
       uint64_t row = kIq2sGrid[qs[l] | ((qh[ib] << (8 - 2 * l)) & 0x300)];
       for (int j = 0; j < 8; ++j)
-        y[j] = dl * float(gridByte(row, j)) * signFactor(signs[l], j);
+        y[j] = withSign(dl * float(gridByte(row, j)), signs[l], j);
       y += 8;
     }
     qs += 4;
@@ -397,8 +400,8 @@ void decodeIq3_xxs(const uint8_t *b, float *y) {
       uint32_t row1 = kIq3xxsGrid[qs[2 * l]];
       uint32_t row2 = kIq3xxsGrid[qs[2 * l + 1]];
       for (int j = 0; j < 4; ++j) {
-        y[j] = db * float(gridByte(row1, j)) * signFactor(signs, j);
-        y[j + 4] = db * float(gridByte(row2, j)) * signFactor(signs, j + 4);
+        y[j] = withSign(db * float(gridByte(row1, j)), signs, j);
+        y[j + 4] = withSign(db * float(gridByte(row2, j)), signs, j + 4);
       }
       y += 8;
     }
@@ -422,9 +425,9 @@ void decodeIq3_s(const uint8_t *b, float *y) {
         uint32_t row2 =
             kIq3sGrid[qs[2 * l + 1] | ((qh[part] << (7 - 2 * l)) & 256)];
         for (int j = 0; j < 4; ++j) {
-          y[j] = db[part] * float(gridByte(row1, j)) * signFactor(signs[l], j);
+          y[j] = withSign(db[part] * float(gridByte(row1, j)), signs[l], j);
           y[j + 4] =
-              db[part] * float(gridByte(row2, j)) * signFactor(signs[l], j + 4);
+              withSign(db[part] * float(gridByte(row2, j)), signs[l], j + 4);
         }
         y += 8;
       }
