@@ -12,7 +12,7 @@ packages=(
   googletest libgtest-dev libbenchmark-dev
   unzip
   python3-dev pybind11-dev python3-pybind11 python3-pytest
-  nlohmann-json3-dev python3-numpy
+  nlohmann-json3-dev python3-numpy python3-jsonschema
   clang-format-22 clang-22 libclang-rt-22-dev
   libprotobuf-dev python3-onnx
   clang-14 libclang-rt-14-dev

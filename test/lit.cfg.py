@@ -56,6 +56,16 @@ for candidate in ("/usr/bin/python3", shutil.which("python3")):
         config.substitutions.append(("%numpy_python", candidate))
         break
 
+# A python3 with jsonschema (Debian's python3-jsonschema) to validate
+# vmpack-dump --json against docs/vmpack-dump.schema.json.
+for candidate in ("/usr/bin/python3", shutil.which("python3")):
+    if candidate and subprocess.run(
+            [candidate, "-c", "import jsonschema"],
+            capture_output=True).returncode == 0:
+        config.available_features.add("jsonschema")
+        config.substitutions.append(("%jsonschema_python", candidate))
+        break
+
 # IREE's tools in ../shared beside the checkout (shared/iree-tools/README.md).
 iree_tools = os.path.join(os.path.dirname(config.vmpack_src_root), "shared",
                           "iree-tools")

@@ -22,9 +22,9 @@
 // RUN: vmpack-dump --mlir %t/byte.vmpk | mlir-opt --allow-unregistered-dialect --mlir-print-op-generic | diff %t/expected.mlir -
 // Text and bytecode give the same segments.
 // RUN: vmpack-compile %t/in.mlirbc -o %t/bc.vmpk
-// RUN: vmpack-dump --json %t/text.vmpk | grep -v '"offset"\|program\|index\|file_size' > %t/text.json
-// RUN: vmpack-dump --json %t/bc.vmpk | grep -v '"offset"\|program\|index\|file_size' > %t/bc.json
-// RUN: diff %t/text.json %t/bc.json
+// RUN: vmpack-dump --json %t/text.vmpk > %t/text.json
+// RUN: vmpack-dump --json %t/bc.vmpk > %t/bc.json
+// RUN: %python -c "import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); k=('tensors','aliases','metadata'); assert a['tensors'] and [a[x] for x in k] == [b[x] for x in k], 'the segments differ'" %t/text.json %t/bc.json
 // The int4 weights through the C runtime, sign-extended; quantized i4
 // storage is signed, u4 unsigned.
 // RUN: vmpack-example %t/text.vmpk w4 | FileCheck %s --check-prefix=W4

@@ -42,9 +42,9 @@
 // UI8: as_ui8[0:4] = 128 255 50 127
 // SI8: as_si8[0:4] = -128 -1 50 127
 // JSON: "aliases": [
-// JSON-NEXT: {"name": "as_ui8", "type": "tensor<4xui8>", "element_type": "ui8", "segment": "as_si8", "source_kind": 1, "source_key": "_int8", "source_alignment": 8},
-// JSON-NEXT: {"name": "as_2x2", "type": "tensor<2x2xi8>", "element_type": "i8", "segment": "as_si8", "source_kind": 1, "source_key": "_int8", "source_alignment": 8}
-// JSON-NEXT: {"name": "c2", "type": "tensor<3xi4>", "element_type": "i4", "segment": "c1", "source_kind": 0, "source_key": "", "source_alignment": 0}
+// JSON-NEXT: {"name": "as_ui8", "type": "tensor<4xui8>", "element_type": "ui8", "shape": [4], "target": "as_si8", "extra": {"source_kind": 1, "source_key": "_int8", "source_alignment": 8}},
+// JSON-NEXT: {"name": "as_2x2", "type": "tensor<2x2xi8>", "element_type": "i8", "shape": [2, 2], "target": "as_si8", "extra": {"source_kind": 1, "source_key": "_int8", "source_alignment": 8}},
+// JSON-NEXT: {"name": "c2", "type": "tensor<3xi4>", "element_type": "i4", "shape": [3], "target": "c1", "extra": {"source_kind": 0, "source_key": "", "source_alignment": 0}}
 // JSON-NEXT: ],
 // CONTENT: format 2): 2 segments, 4 aliases
 // CONTENT: as_ui8     tensor<4xui8>    alias of 'as_si8'

@@ -15,6 +15,7 @@
 
 #include "vmpack/Archive/Format.h"
 #include "vmpack/Formats/IrpaReader.h"
+#include "vmpack/Formats/WeightFile.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -72,38 +73,45 @@ int printTable(const IrpaReader &reader) {
   return 0;
 }
 
-int printJson(const IrpaReader &reader) {
-  auto segment = [](const char *name, IrpaSegment s, bool last) {
-    std::printf("  \"%s\": {\"offset\": %" PRIu64 ", \"length\": %" PRIu64
-                "}%s\n",
-                name, s.offset, s.length, last ? "" : ",");
+/// docs/dump-json.md: the entries as "tensors" with no type, shape,
+/// encoding or checksum; a splat has no offset (no stored bytes) and its
+/// "length" is the length it expands to.
+int printJson(const IrpaReader &reader, const std::string &path) {
+  auto segment = [](IrpaSegment s) {
+    return jsonObject({{"offset", std::to_string(s.offset)},
+                       {"length", std::to_string(s.length)}});
   };
-  std::printf("{\n  \"format\": \"irpa\",\n  \"version\": \"%u.%u\",\n"
-              "  \"file_size\": %zu,\n  \"typed\": false,\n"
-              "  \"note\": %s,\n  \"skipped_entries\": %" PRIu64 ",\n",
-              reader.versionMajor(), reader.versionMinor(), reader.fileSize(),
-              jsonString(kNoTypes).c_str(), reader.numSkipped());
-  segment("entry_segment", reader.entrySegment(), false);
-  segment("metadata_segment", reader.metadataSegment(), false);
-  segment("storage_segment", reader.storageSegment(), false);
-  std::printf("  \"entries\": [");
-  for (size_t i = 0; i < reader.numEntries(); ++i) {
-    const IrpaEntry &e = reader.entry(i);
-    std::printf("%s\n    {\"name\": %s, \"type\": null, \"kind\": \"%s\", ",
-                i ? "," : "", jsonString(e.key).c_str(), kindName(e));
-    if (e.kind == IrpaEntryKind::Splat)
-      std::printf("\"length\": %" PRIu64 ", \"pattern\": \"%s\", ", e.length,
-                  hexBytes(e.pattern.data(), e.patternLength).c_str());
-    else
-      std::printf("\"offset\": %" PRIu64 ", \"length\": %" PRIu64 ", ",
-                  e.offset, e.length);
-    std::printf("\"alignment\": %" PRIu64 ", \"metadata\": \"%s\"}",
-                e.minimumAlignment,
-                hexBytes(reinterpret_cast<const uint8_t *>(e.metadata.data()),
-                         e.metadata.size())
-                    .c_str());
+  JsonDocument doc;
+  doc.format = formatName(FileFormat::Irpa);
+  char version[32];
+  std::snprintf(version, sizeof(version), "\"%u.%u\"", reader.versionMajor(),
+                reader.versionMinor());
+  doc.files.push_back(
+      {path, reader.fileSize(), reader.numEntries(),
+       jsonObject({{"version", version},
+                   {"skipped_entries", std::to_string(reader.numSkipped())},
+                   {"entry_segment", segment(reader.entrySegment())},
+                   {"metadata_segment", segment(reader.metadataSegment())},
+                   {"storage_segment", segment(reader.storageSegment())}})});
+  for (const IrpaEntry &e : reader.entries()) {
+    JsonTensor t;
+    t.name = e.key;
+    bool splat = e.kind == IrpaEntryKind::Splat;
+    if (!splat)
+      t.offset = e.offset;
+    t.length = e.length;
+    t.alignment = e.minimumAlignment;
+    t.extra = jsonObject(
+        {{"kind", jsonString(kindName(e))},
+         {"pattern",
+          splat ? jsonString(hexBytes(e.pattern.data(), e.patternLength))
+                : "null"},
+         {"metadata", jsonString(hexBytes(
+                          reinterpret_cast<const uint8_t *>(e.metadata.data()),
+                          e.metadata.size()))}});
+    doc.tensors.push_back(std::move(t));
   }
-  std::printf("\n  ]\n}\n");
+  printJsonDocument(doc);
   return 0;
 }
 
@@ -139,7 +147,7 @@ int vmpack::dump::dumpIrpa(const uint8_t *data, size_t size,
   case Action::Table:
     return printTable(**reader);
   case Action::Json:
-    return printJson(**reader);
+    return printJson(**reader, options.modulePath);
   case Action::Verify: {
     Status st = (*reader)->verifyLayout();
     if (!st)

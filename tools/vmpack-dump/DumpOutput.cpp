@@ -16,6 +16,7 @@
 using namespace vmpack;
 using namespace vmpack::archive;
 using namespace vmpack::archive::detail;
+using namespace vmpack::dump;
 
 std::string vmpack::dump::jsonString(const std::string &s) {
   std::string out = "\"";
@@ -131,4 +132,103 @@ std::string vmpack::dump::shapeList(const std::vector<int64_t> &shape) {
   for (size_t i = 0; i < shape.size(); ++i)
     out += (i ? ", " : "") + std::to_string(shape[i]);
   return out + "]";
+}
+
+std::string vmpack::dump::jsonObject(
+    const std::vector<std::pair<const char *, std::string>> &fields) {
+  std::string out = "{";
+  for (size_t i = 0; i < fields.size(); ++i)
+    out +=
+        (i ? ", " : "") + jsonString(fields[i].first) + ": " + fields[i].second;
+  return out + "}";
+}
+
+namespace {
+
+std::string orNull(const std::optional<std::string> &s) {
+  return s ? jsonString(*s) : "null";
+}
+
+std::string orNull(const std::optional<uint64_t> &n) {
+  return n ? std::to_string(*n) : "null";
+}
+
+std::string orNull(const std::optional<std::vector<int64_t>> &shape) {
+  return shape ? dump::shapeList(*shape) : "null";
+}
+
+std::string tensorJson(const dump::JsonTensor &t) {
+  std::string checksum = "null", ggml = "null", quant = "null";
+  if (t.checksum) {
+    char buf[16];
+    std::snprintf(buf, sizeof(buf), "\"%08x\"", *t.checksum);
+    checksum = buf;
+  }
+  if (t.ggmlType) {
+    const formats::GgmlTypeTraits *traits =
+        formats::ggmlTypeTraits(*t.ggmlType);
+    ggml = dump::jsonObject(
+        {{"id", std::to_string(*t.ggmlType)},
+         {"name", traits ? dump::jsonString(traits->name) : "null"}});
+    quant = dump::quantSchemeJson(*t.ggmlType,
+                                  t.shape ? *t.shape : std::vector<int64_t>());
+  }
+  return dump::jsonObject({{"name", dump::jsonString(t.name)},
+                           {"type", orNull(t.type)},
+                           {"element_type", orNull(t.elementType)},
+                           {"shape", orNull(t.shape)},
+                           {"encoding", orNull(t.encoding)},
+                           {"file", std::to_string(t.file)},
+                           {"offset", orNull(t.offset)},
+                           {"length", std::to_string(t.length)},
+                           {"alignment", orNull(t.alignment)},
+                           {"checksum", checksum},
+                           {"ggml_type", ggml},
+                           {"quant", quant},
+                           {"extra", t.extra}});
+}
+
+/// `items` as a JSON array, one per line.
+template <typename T, typename F>
+void printArray(const char *name, const std::vector<T> &items, F &&json,
+                bool last) {
+  std::printf("  \"%s\": [", name);
+  for (size_t i = 0; i < items.size(); ++i)
+    std::printf("%s\n    %s", i ? "," : "", json(items[i]).c_str());
+  std::printf("%s]%s\n", items.empty() ? "" : "\n  ", last ? "" : ",");
+}
+
+} // namespace
+
+void vmpack::dump::printJsonDocument(const JsonDocument &doc) {
+  std::printf("{\n  \"format\": %s,\n", jsonString(doc.format).c_str());
+  printArray(
+      "files", doc.files,
+      [](const JsonFile &f) {
+        return jsonObject({{"path", jsonString(f.path)},
+                           {"size", std::to_string(f.size)},
+                           {"tensors", std::to_string(f.tensors)},
+                           {"extra", f.extra}});
+      },
+      false);
+  printArray("tensors", doc.tensors, tensorJson, false);
+  printArray(
+      "aliases", doc.aliases,
+      [](const JsonAlias &a) {
+        return jsonObject({{"name", jsonString(a.name)},
+                           {"type", orNull(a.type)},
+                           {"element_type", orNull(a.elementType)},
+                           {"shape", orNull(a.shape)},
+                           {"target", jsonString(a.target)},
+                           {"extra", a.extra}});
+      },
+      false);
+  printArray(
+      "metadata", doc.metadata,
+      [](const std::pair<std::string, std::string> &kv) {
+        return jsonObject(
+            {{"key", jsonString(kv.first)}, {"value", jsonString(kv.second)}});
+      },
+      false);
+  std::printf("  \"extra\": %s\n}\n", doc.extra.c_str());
 }

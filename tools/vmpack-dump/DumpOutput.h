@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vmpack::dump {
@@ -44,6 +46,64 @@ std::string quantSchemeJson(uint32_t ggmlType,
 
 /// "[3, 128]".
 std::string shapeList(const std::vector<int64_t> &shape);
+
+/// One tensor of `vmpack-dump --json` (docs/dump-json.md): the fields
+/// every format has, each empty (JSON null) where the format has no value.
+struct JsonTensor {
+  std::string name;
+  /// The stored tensor as an MLIR type, its element type, and the logical
+  /// shape of its values (a ggml block tensor's dequantized shape).
+  std::optional<std::string> type, elementType;
+  std::optional<std::vector<int64_t>> shape;
+  std::optional<std::string> encoding;
+  /// Index into "files".
+  size_t file = 0;
+  std::optional<uint64_t> offset;
+  uint64_t length = 0;
+  std::optional<uint64_t> alignment;
+  std::optional<uint32_t> checksum;
+  /// A ggml block type (ggml_type value): "ggml_type" and "quant".
+  std::optional<uint32_t> ggmlType;
+  /// The per-format object, as JSON text.
+  std::string extra = "null";
+};
+
+/// An alias: a name and type of its own over another tensor's bytes.
+struct JsonAlias {
+  std::string name;
+  std::optional<std::string> type, elementType;
+  std::optional<std::vector<int64_t>> shape;
+  std::string target;
+  std::string extra = "null";
+};
+
+/// One file read: its path, size, how many tensors it stores.
+struct JsonFile {
+  std::string path;
+  uint64_t size = 0;
+  size_t tensors = 0;
+  std::string extra = "null";
+};
+
+/// Everything `vmpack-dump --json` prints, in one shape for every format.
+struct JsonDocument {
+  /// FormatInfo::name: "vmpk", "safetensors", "gguf", "irpa".
+  std::string format;
+  std::vector<JsonFile> files;
+  std::vector<JsonTensor> tensors;
+  std::vector<JsonAlias> aliases;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::string extra = "null";
+};
+
+/// Prints `doc` to stdout as docs/vmpack-dump.schema.json describes it:
+/// one line per file, tensor, alias and metadata pair.
+void printJsonDocument(const JsonDocument &doc);
+
+/// `fields` (names and already-encoded JSON values) as one JSON object:
+/// {"offset": 64, "length": 256}.
+std::string
+jsonObject(const std::vector<std::pair<const char *, std::string>> &fields);
 
 } // namespace vmpack::dump
 

@@ -15,6 +15,7 @@
 #include "DumpOutput.h"
 
 #include "vmpack/Archive/Format.h"
+#include "vmpack/Formats/Gguf.h"
 #include "vmpack/Formats/GgufValueText.h"
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/TypeTable.h"
@@ -131,36 +132,49 @@ int printTable(FileFormat format, const Files &files,
   return 0;
 }
 
+/// The alignment every tensor's offset in a GGUF file is a multiple of:
+/// general.alignment, or 32 (the reader checked the key).
+uint64_t ggufAlignment(const WeightFile &file) {
+  for (const GgufKeyValue &kv : file.ggufMetadata)
+    if (kv.key == kGgufAlignmentKey && kv.value.type == GgufType::UInt32 &&
+        !kv.value.scalars.empty())
+      return kv.value.scalars.front();
+  return kGgufDefaultAlignment;
+}
+
+/// docs/dump-json.md. A ggml block tensor is shown as its stored bytes
+/// (tensor<LENGTHxui8>, byte encoding), its ggml type and its logical
+/// shape, as the .vmpk segment vmpack-convert makes of it; safetensors
+/// promises no alignment and neither format has checksums.
 int printJson(FileFormat format, const Files &files,
               const StringMetadata &metadata) {
-  std::printf("{\n  \"format\": \"%s\",\n  \"typed\": true,\n"
-              "  \"checksums\": false,\n  \"files\": [",
-              formatName(format));
-  for (size_t i = 0; i < files.size(); ++i)
-    std::printf("%s%s", i ? ", " : "", jsonString(files[i]->path).c_str());
-  std::printf("],\n  \"tensors\": [");
-  bool first = true;
-  for (size_t fi = 0; fi < files.size(); ++fi)
-    for (const TensorInfo &t : files[fi]->tensors) {
-      std::printf("%s\n    {\"name\": %s, \"type\": %s, \"encoding\": \"%s\", "
-                  "\"offset\": %" PRIu64 ", \"length\": %" PRIu64
-                  ", \"file\": %zu",
-                  first ? "" : ",", jsonString(t.name).c_str(),
-                  jsonString(typeText(t)).c_str(), encodingText(t), t.offset,
-                  t.length, fi);
-      if (t.isOpaque())
-        std::printf(", \"ggml_type\": %" PRIu32 ", \"quant\": %s",
-                    *t.ggmlBlockType,
-                    quantSchemeJson(*t.ggmlBlockType, t.shape).c_str());
-      std::printf("}");
-      first = false;
+  JsonDocument doc;
+  doc.format = formatName(format);
+  for (size_t fi = 0; fi < files.size(); ++fi) {
+    const WeightFile &f = *files[fi];
+    doc.files.push_back({f.path, f.map->size(), f.tensors.size(), "null"});
+    for (const TensorInfo &t : f.tensors) {
+      JsonTensor j;
+      j.name = t.name;
+      ElementType stored =
+          t.isOpaque() ? *parseElementType("ui8") : t.elementType;
+      std::vector<int64_t> storedShape =
+          t.isOpaque() ? std::vector<int64_t>{int64_t(t.length)} : t.shape;
+      j.type = tensorTypeString(stored, storedShape);
+      j.elementType = toString(stored);
+      j.shape = t.shape;
+      j.encoding = encodingName(t.isOpaque() ? Encoding::Byte : t.encoding);
+      j.file = fi;
+      j.offset = t.offset;
+      j.length = t.length;
+      if (format == FileFormat::Gguf)
+        j.alignment = ggufAlignment(f);
+      j.ggmlType = t.ggmlBlockType;
+      doc.tensors.push_back(std::move(j));
     }
-  std::printf("\n  ],\n  \"metadata\": [");
-  for (size_t i = 0; i < metadata.size(); ++i)
-    std::printf("%s\n    [%s, %s]", i ? "," : "",
-                jsonString(metadata[i].first).c_str(),
-                jsonString(metadata[i].second).c_str());
-  std::printf("%s]\n}\n", metadata.empty() ? "" : "\n  ");
+  }
+  doc.metadata = metadata;
+  printJsonDocument(doc);
   return 0;
 }
 

@@ -173,108 +173,72 @@ int printTable(const Shown &shown) {
   return 0;
 }
 
+/// A ZIP entry's place: {"name", "offset", "length", "checksum"}.
+std::string entryJson(const EntryInfo &e) {
+  char crc[16];
+  std::snprintf(crc, sizeof(crc), "\"%08x\"", e.checksum);
+  return jsonObject({{"name", jsonString(e.name)},
+                     {"offset", std::to_string(e.offset)},
+                     {"length", std::to_string(e.length)},
+                     {"checksum", crc}});
+}
+
+/// What segments and aliases both have: the constant's type, and where
+/// the compiler found it (docs/format.md section 4.3).
+template <typename T> void describeConstant(const SegmentInfo &s, T &out) {
+  out.type = s.mlirType;
+  out.elementType = toString(s.elementType);
+  out.shape = s.foreignKind == kForeignNone ? s.shape : s.foreignShape;
+  out.extra =
+      jsonObject({{"source_kind", std::to_string(unsigned(s.sourceKind))},
+                  {"source_key", jsonString(s.sourceKey)},
+                  {"source_alignment", std::to_string(s.sourceAlignment)}});
+}
+
+/// docs/dump-json.md: a module's segments as "tensors", each segment's
+/// "file" the index of the file of a set holding its bytes ("offset" is
+/// within that file).
 int printJson(const Shown &shown) {
   const ArchiveReader &head = *shown.parts[0].reader;
-  size_t fileSize = 0;
-  for (const Part &part : shown.parts)
-    fileSize += part.reader->fileSize();
-  std::printf("{\n  \"module\": %s,\n  \"producer\": %s,\n"
-              "  \"format_version\": %u,\n  \"file_size\": %zu,\n",
-              jsonString(head.moduleName()).c_str(),
-              jsonString(head.producer()).c_str(), head.formatVersion(),
-              fileSize);
-  // A set: its files, and in each segment the file holding its bytes
-  // ("offset" is within that file); file_size is the files' total.
-  if (shown.isSet()) {
-    std::printf("  \"files\": [");
-    for (size_t k = 0; k < shown.parts.size(); ++k) {
-      const ArchiveReader &r = *shown.parts[k].reader;
-      const EntryInfo &p = r.program();
-      const EntryInfo &x = r.index();
-      std::printf("%s\n    {\"path\": %s, \"file_size\": %zu, "
-                  "\"segments\": %zu, \"program\": {\"offset\": %" PRIu64
-                  ", \"length\": %" PRIu64
-                  ", \"checksum\": \"%08x\"}, \"index\": {\"offset\": %" PRIu64
-                  ", \"length\": %" PRIu64 ", \"checksum\": \"%08x\"}}",
-                  k ? "," : "", jsonString(shown.parts[k].path).c_str(),
-                  r.fileSize(), r.numSegments(), p.offset, p.length, p.checksum,
-                  x.offset, x.length, x.checksum);
-    }
-    std::printf("\n  ],\n");
-  }
-  std::printf("  \"segments\": [");
-  bool first = true;
+  JsonDocument doc;
+  doc.format = tools::formatName(tools::Format::Vmpk);
   for (size_t k = 0; k < shown.parts.size(); ++k) {
     const ArchiveReader &reader = *shown.parts[k].reader;
+    doc.files.push_back({shown.parts[k].path, reader.fileSize(),
+                         reader.numSegments(),
+                         jsonObject({{"program", entryJson(reader.program())},
+                                     {"index", entryJson(reader.index())}})});
     for (size_t i = 0; i < reader.numSegments(); ++i) {
       const SegmentInfo &s = reader.segment(i);
-      std::printf("%s\n    {\"name\": %s, \"type\": %s, \"element_type\": %s, "
-                  "\"encoding\": \"%s\", \"offset\": %" PRIu64
-                  ", \"length\": %" PRIu64 ", \"alignment\": %u, "
-                  "\"checksum\": \"%08x\", \"source_kind\": %u, "
-                  "\"source_key\": %s, \"source_alignment\": %u",
-                  first ? "" : ",", jsonString(s.name).c_str(),
-                  jsonString(s.mlirType).c_str(),
-                  jsonString(toString(s.elementType)).c_str(),
-                  encodingName(s.encoding), s.offset, s.length, s.alignment,
-                  s.checksum, unsigned(s.sourceKind),
-                  jsonString(s.sourceKey).c_str(), s.sourceAlignment);
-      first = false;
-      if (shown.isSet())
-        std::printf(", \"file\": %zu", k + 1);
-      if (s.foreignKind != kForeignNone) {
-        const formats::GgmlTypeTraits *traits =
-            s.foreignKind == kForeignGgml
-                ? formats::ggmlTypeTraits(s.foreignType)
-                : nullptr;
-        std::printf(", \"foreign\": {\"kind\": %s, \"type\": %u, "
-                    "\"type_name\": %s, \"shape\": %s}",
-                    s.foreignKind == kForeignGgml
-                        ? "\"ggml\""
-                        : std::to_string(s.foreignKind).c_str(),
-                    s.foreignType,
-                    traits ? jsonString(traits->name).c_str() : "null",
-                    shapeList(s.foreignShape).c_str());
-        if (s.foreignKind == kForeignGgml)
-          std::printf(", \"quant\": %s",
-                      quantSchemeJson(s.foreignType, s.foreignShape).c_str());
-      }
-      std::printf("}");
+      JsonTensor t;
+      t.name = s.name;
+      describeConstant(s, t);
+      t.encoding = encodingName(s.encoding);
+      t.file = k;
+      t.offset = s.offset;
+      t.length = s.length;
+      t.alignment = s.alignment;
+      t.checksum = s.checksum;
+      if (s.foreignKind == kForeignGgml)
+        t.ggmlType = s.foreignType;
+      doc.tensors.push_back(std::move(t));
     }
-  }
-  std::printf("\n  ],\n  \"aliases\": [");
-  first = true;
-  for (const Part &part : shown.parts) {
-    const ArchiveReader &reader = *part.reader;
     for (size_t i = reader.numSegments(); i < reader.numConstants(); ++i) {
       const SegmentInfo &a = reader.constant(i);
-      std::printf("%s\n    {\"name\": %s, \"type\": %s, \"element_type\": "
-                  "%s, \"segment\": %s, \"source_kind\": %u, "
-                  "\"source_key\": %s, \"source_alignment\": %u}",
-                  first ? "" : ",", jsonString(a.name).c_str(),
-                  jsonString(a.mlirType).c_str(),
-                  jsonString(toString(a.elementType)).c_str(),
-                  jsonString(reader.segment(a.aliasOf).name).c_str(),
-                  unsigned(a.sourceKind), jsonString(a.sourceKey).c_str(),
-                  a.sourceAlignment);
-      first = false;
+      JsonAlias alias;
+      alias.name = a.name;
+      describeConstant(a, alias);
+      alias.target = reader.segment(a.aliasOf).name;
+      doc.aliases.push_back(std::move(alias));
     }
   }
-  // Metadata in stored order: an array of pairs, since keys are ordered.
-  std::printf("\n  ],\n  \"metadata\": [");
-  for (size_t i = 0; i < shown.metadata.size(); ++i) {
-    const auto &[key, value] = shown.metadata[i];
-    std::printf("%s\n    {\"key\": %s, \"value\": %s}", i ? "," : "",
-                jsonString(key).c_str(), jsonString(value).c_str());
-  }
-  const EntryInfo &p = head.program();
-  const EntryInfo &x = head.index();
-  std::printf("\n  ],\n  \"program\": {\"name\": %s, \"offset\": %" PRIu64
-              ", \"length\": %" PRIu64 ", \"checksum\": \"%08x\"},\n",
-              jsonString(p.name).c_str(), p.offset, p.length, p.checksum);
-  std::printf("  \"index\": {\"name\": %s, \"offset\": %" PRIu64
-              ", \"length\": %" PRIu64 ", \"checksum\": \"%08x\"}\n}\n",
-              jsonString(x.name).c_str(), x.offset, x.length, x.checksum);
+  doc.metadata = shown.metadata;
+  doc.extra = jsonObject(
+      {{"module", jsonString(head.moduleName())},
+       {"producer", jsonString(head.producer())},
+       {"format_version", std::to_string(head.formatVersion())},
+       {"set_member", shown.alone.empty() ? "null" : jsonString(shown.alone)}});
+  printJsonDocument(doc);
   return 0;
 }
 

@@ -13,7 +13,7 @@ KEYS = ("name", "type", "element_type", "encoding", "offset", "length",
 def segments(path):
     out = subprocess.run(["vmpack-dump", "--json", path], check=True,
                          capture_output=True, text=True).stdout
-    return [{k: t[k] for k in KEYS} for t in json.loads(out)["segments"]]
+    return [{k: t[k] for k in KEYS} for t in json.loads(out)["tensors"]]
 
 
 a, b = segments(sys.argv[1]), segments(sys.argv[2])

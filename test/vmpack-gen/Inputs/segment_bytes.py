@@ -9,7 +9,7 @@ import sys
 def stored_bytes(path):
     out = subprocess.run(["vmpack-dump", "--json", path], check=True,
                          capture_output=True, text=True).stdout
-    return sum(s["length"] for s in json.loads(out)["segments"])
+    return sum(s["length"] for s in json.loads(out)["tensors"])
 
 
 print(stored_bytes(sys.argv[1]) - stored_bytes(sys.argv[2]))

@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""check_schema.py SCHEMA DOC.json...: fails unless every document is valid
+against the JSON Schema (docs/vmpack-dump.schema.json) and what a schema
+cannot say holds too: each tensor's "file" indexes "files", each file's
+"tensors" counts the tensors that name it, each alias's "target" names a
+tensor. Prints one line per document.
+
+check_schema.py --reject SCHEMA DOC.json...: fails unless every document
+is INVALID, printing the first reason for each: a validator that accepted
+everything would fail here.
+
+check_schema.py --damage SCHEMA DOC.json...: for each (valid) document,
+makes wrong copies (a member missing, renamed, added or of the wrong type,
+a format-specific value where the format has none) and fails unless the
+schema rejects every one.
+"""
+import copy
+import json
+import sys
+
+import jsonschema
+
+
+def problems(validator, doc):
+    """The first schema error, or the first broken cross-reference."""
+    error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(top)"
+        return "%s: %s" % (where, error.message)
+    files = doc["files"]
+    counts = [0] * len(files)
+    for t in doc["tensors"]:
+        if t["file"] >= len(files):
+            return "tensor %r: file %d of %d" % (t["name"], t["file"],
+                                                 len(files))
+        counts[t["file"]] += 1
+    for f, n in zip(files, counts):
+        if f["tensors"] != n:
+            return "file %r: says %d tensors, %d name it" % (f["path"],
+                                                             f["tensors"], n)
+    names = {t["name"] for t in doc["tensors"]}
+    for a in doc["aliases"]:
+        if a["target"] not in names:
+            return "alias %r: no tensor %r" % (a["name"], a["target"])
+    return None
+
+
+def damaged(doc):
+    """(what, copy) pairs, each of which the schema must reject."""
+    out = []
+
+    def change(what, edit):
+        d = copy.deepcopy(doc)
+        edit(d)
+        out.append((what, d))
+
+    change("no tensors", lambda d: d.pop("tensors"))
+    change("tensors named segments",
+           lambda d: d.__setitem__("segments", d.pop("tensors")))
+    change("an unknown member", lambda d: d.__setitem__("typed", True))
+    change("an unknown format", lambda d: d.__setitem__("format", "zip"))
+    change("no files", lambda d: d.__setitem__("files", []))
+    change("metadata as pairs",
+           lambda d: d.__setitem__("metadata", [["k", "v"]]))
+    if doc["tensors"]:
+        t0 = lambda d: d["tensors"][0]
+        change("a tensor without its checksum member",
+               lambda d: t0(d).pop("checksum"))
+        change("a tensor with an unknown member",
+               lambda d: t0(d).__setitem__("segment", 1))
+        change("a negative length", lambda d: t0(d).__setitem__("length", -1))
+        change("a file index as a string",
+               lambda d: t0(d).__setitem__("file", "0"))
+        change("a tensor type that is not an MLIR tensor type",
+               lambda d: t0(d).__setitem__("type", "f32"))
+        if doc["format"] == "vmpk":
+            change("a vmpk segment without a checksum",
+                   lambda d: t0(d).__setitem__("checksum", None))
+            change("a checksum that is not 8 hex digits",
+                   lambda d: t0(d).__setitem__("checksum", "12345"))
+            change("a vmpk segment without its source",
+                   lambda d: t0(d).__setitem__("extra", None))
+        else:
+            change("a checksum where the format has none",
+                   lambda d: t0(d).__setitem__("checksum", "0000abcd"))
+        if doc["format"] == "irpa":
+            change("an element type where .irpa has none",
+                   lambda d: t0(d).__setitem__("element_type", "f32"))
+            splats = [i for i, t in enumerate(doc["tensors"])
+                      if t["extra"]["kind"] == "splat"]
+            if splats:
+                change("a splat with an offset",
+                       lambda d: d["tensors"][splats[0]].__setitem__(
+                           "offset", 0))
+        if doc["format"] == "safetensors":
+            change("an alignment safetensors does not have",
+                   lambda d: t0(d).__setitem__("alignment", 8))
+        if doc["format"] == "gguf":
+            change("a GGUF tensor without its alignment",
+                   lambda d: t0(d).__setitem__("alignment", None))
+    quantized = [i for i, t in enumerate(doc["tensors"]) if t["quant"]]
+    if quantized:
+        i = quantized[0]
+        change("a quant scheme without a ggml type",
+               lambda d: d["tensors"][i].__setitem__("ggml_type", None))
+        change("a quant object without its block size",
+               lambda d: d["tensors"][i]["quant"].pop("block_size"))
+    if doc["format"] != "vmpk":
+        change("an alias where the format has none",
+               lambda d: d["aliases"].append({
+                   "name": "a", "type": None, "element_type": None,
+                   "shape": None, "target": "x", "extra": None}))
+    return out
+
+
+def main(argv):
+    mode = None
+    if argv and argv[0] in ("--reject", "--damage"):
+        mode = argv.pop(0)
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    with open(argv[0]) as f:
+        schema = json.load(f)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    validator = cls(schema)
+    failed = False
+    for path in argv[1:]:
+        with open(path) as f:
+            doc = json.load(f)
+        if mode == "--reject":
+            why = problems(validator, doc)
+            print("%s: rejected: %s" % (path, why) if why else
+                  "%s: FAIL: accepted" % path)
+            failed |= why is None
+            continue
+        why = problems(validator, doc)
+        if why:
+            print("%s: FAIL: %s" % (path, why))
+            failed = True
+            continue
+        if mode == "--damage":
+            copies = damaged(doc)
+            accepted = [w for w, d in copies if problems(validator, d) is None]
+            for w in accepted:
+                print("%s: FAIL: accepted with %s" % (path, w))
+            failed |= bool(accepted)
+            print("%s: %s, %d damaged copies rejected" %
+                  (path, doc["format"], len(copies) - len(accepted)))
+            continue
+        print("%s: valid %s, %d files, %d tensors, %d aliases, %d metadata" %
+              (path, doc["format"], len(doc["files"]), len(doc["tensors"]),
+               len(doc["aliases"]), len(doc["metadata"])))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
