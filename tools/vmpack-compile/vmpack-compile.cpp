@@ -141,20 +141,23 @@ static cl::opt<std::string> outputFormatName(
              "parameter archive), safetensors or gguf (the constants only); "
              "default: by the output's extension"),
     cl::value_desc("vmpk|irpa|safetensors|gguf"), cl::cat(compileCategory));
+// Aliases are hidden from --help unless cl::NotHidden: these are listed.
 static cl::alias outputFormatTo("to", cl::desc("Alias for --format"),
-                                cl::aliasopt(outputFormatName),
+                                cl::aliasopt(outputFormatName), cl::NotHidden,
                                 cl::cat(compileCategory));
 static cl::opt<bool> quiet("quiet",
                            cl::desc("Print nothing but errors (no warnings, "
                                     "no progress bar)"),
                            cl::cat(compileCategory));
 static cl::alias quietShort("q", cl::desc("Alias for --quiet"),
-                            cl::aliasopt(quiet), cl::cat(compileCategory));
+                            cl::aliasopt(quiet), cl::NotHidden,
+                            cl::cat(compileCategory));
 static cl::opt<bool> verbose("verbose",
                              cl::desc("Say what was read and written"),
                              cl::cat(compileCategory));
 static cl::alias verboseShort("v", cl::desc("Alias for --verbose"),
-                              cl::aliasopt(verbose), cl::cat(compileCategory));
+                              cl::aliasopt(verbose), cl::NotHidden,
+                              cl::cat(compileCategory));
 static cl::opt<std::string> parameterScope(
     "parameter-scope",
     cl::desc("irpa: the scope the program's parameter references name "

@@ -101,12 +101,14 @@ llvm::cl::opt<bool> timing("timing",
                            llvm::cl::init(false), llvm::cl::cat(category));
 llvm::cl::opt<bool> quiet("quiet", llvm::cl::desc("Print nothing but errors"),
                           llvm::cl::cat(category));
+// Aliases are hidden from --help unless cl::NotHidden: these are listed.
 llvm::cl::alias quietShort("q", llvm::cl::desc("Alias for --quiet"),
-                           llvm::cl::aliasopt(quiet), llvm::cl::cat(category));
+                           llvm::cl::aliasopt(quiet), llvm::cl::NotHidden,
+                           llvm::cl::cat(category));
 llvm::cl::opt<bool> verbose("verbose", llvm::cl::desc("Say what was written"),
                             llvm::cl::cat(category));
 llvm::cl::alias verboseShort("v", llvm::cl::desc("Alias for --verbose"),
-                             llvm::cl::aliasopt(verbose),
+                             llvm::cl::aliasopt(verbose), llvm::cl::NotHidden,
                              llvm::cl::cat(category));
 
 using Clock = std::chrono::steady_clock;
