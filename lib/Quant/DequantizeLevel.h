@@ -20,6 +20,7 @@
 #endif
 
 #include "DequantizeKernels.h"
+#include "FloatOrder.h"
 
 #include <cstdint>
 #include <cstring>
@@ -31,6 +32,8 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "vmpack's kernels assume a little-endian host");
 
 namespace vmpack::quant::detail::VMPACK_KERNEL_NS {
+
+using detail::addInOrder;
 
 inline uint16_t load16(const uint8_t *p) {
   uint16_t v;
@@ -150,8 +153,8 @@ template <FloatType T> void q4_1(const uint8_t *blocks, uint64_t n, void *out) {
     float d = halfToFloat(load16(b)), m = halfToFloat(load16(b + 2));
     for (unsigned j = 0; j < 16; ++j) {
       int x0 = b[4 + j] & 0x0f, x1 = b[4 + j] >> 4;
-      put<T>(out, 32 * i + j, float(x0) * d + m);
-      put<T>(out, 32 * i + j + 16, float(x1) * d + m);
+      put<T>(out, 32 * i + j, addInOrder(float(x0) * d, m));
+      put<T>(out, 32 * i + j + 16, addInOrder(float(x1) * d, m));
     }
   }
 }
@@ -170,8 +173,8 @@ void q5(const uint8_t *blocks, uint64_t n, void *out) {
       int h0 = ((qh >> j) << 4) & 0x10, h1 = (qh >> (j + 12)) & 0x10;
       int x0 = (qs[j] & 0x0f) | h0, x1 = (qs[j] >> 4) | h1;
       if constexpr (HasMin) {
-        put<T>(out, 32 * i + j, float(x0) * d + m);
-        put<T>(out, 32 * i + j + 16, float(x1) * d + m);
+        put<T>(out, 32 * i + j, addInOrder(float(x0) * d, m));
+        put<T>(out, 32 * i + j + 16, addInOrder(float(x1) * d, m));
       } else {
         put<T>(out, 32 * i + j, float(x0 - 16) * d);
         put<T>(out, 32 * i + j + 16, float(x1 - 16) * d);
@@ -407,23 +410,44 @@ inline VF splat(float x) {
 #endif
 }
 
+/// v + m with v's NaN when both are NaN (FloatOrder.h): clang may swap an
+/// intrinsic addition's operands, so the instruction is pinned.
+inline VF addInOrder(VF v, VF m) {
+#if defined(__clang__)
+#if VMPACK_X86_LEVEL >= 4
+  __asm__("vaddps %2, %1, %0" : "=v"(v) : "v"(v), "v"(m));
+#elif VMPACK_X86_LEVEL >= 3
+  __asm__("vaddps %2, %1, %0" : "=x"(v) : "x"(v), "x"(m));
+#else
+  __asm__("addps %1, %0" : "+x"(v) : "x"(m));
+#endif
+  return v;
+#elif VMPACK_X86_LEVEL >= 4
+  return _mm512_add_ps(v, m);
+#elif VMPACK_X86_LEVEL >= 3
+  return _mm256_add_ps(v, m);
+#else
+  return _mm_add_ps(v, m);
+#endif
+}
+
 template <Op O> inline VF apply(VF q, VF d, VF m) {
 #if VMPACK_X86_LEVEL >= 4
   VF v = _mm512_mul_ps(q, d);
   if constexpr (O == Op::Add)
-    v = _mm512_add_ps(v, m);
+    v = addInOrder(v, m);
   else if constexpr (O == Op::Sub)
     v = _mm512_sub_ps(v, m);
 #elif VMPACK_X86_LEVEL >= 3
   VF v = _mm256_mul_ps(q, d);
   if constexpr (O == Op::Add)
-    v = _mm256_add_ps(v, m);
+    v = addInOrder(v, m);
   else if constexpr (O == Op::Sub)
     v = _mm256_sub_ps(v, m);
 #else
   VF v = _mm_mul_ps(q, d);
   if constexpr (O == Op::Add)
-    v = _mm_add_ps(v, m);
+    v = addInOrder(v, m);
   else if constexpr (O == Op::Sub)
     v = _mm_sub_ps(v, m);
 #endif

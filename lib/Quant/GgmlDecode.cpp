@@ -16,11 +16,14 @@
 
 #include "vmpack/Quant/GgmlTables.h"
 
+#include "FloatOrder.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
 
+using vmpack::quant::detail::addInOrder;
 using namespace vmpack::quant;
 
 namespace {
@@ -91,8 +94,8 @@ void decodeQ4_1(const uint8_t *b, float *y) {
   const float m = half(b + 2);
   const uint8_t *qs = b + 4;
   for (int j = 0; j < 16; ++j) {
-    y[j] = float(qs[j] & 0xF) * d + m;
-    y[j + 16] = float(qs[j] >> 4) * d + m;
+    y[j] = addInOrder(float(qs[j] & 0xF) * d, m);
+    y[j + 16] = addInOrder(float(qs[j] >> 4) * d, m);
   }
 }
 
@@ -114,8 +117,8 @@ void decodeQ5_1(const uint8_t *b, float *y) {
   const uint8_t *qs = b + 8;
   for (int j = 0; j < 16; ++j) {
     int hi0 = (qh >> j) & 1, hi1 = (qh >> (j + 16)) & 1;
-    y[j] = float((qs[j] & 0xF) | hi0 << 4) * d + m;
-    y[j + 16] = float((qs[j] >> 4) | hi1 << 4) * d + m;
+    y[j] = addInOrder(float((qs[j] & 0xF) | hi0 << 4) * d, m);
+    y[j + 16] = addInOrder(float((qs[j] >> 4) | hi1 << 4) * d, m);
   }
 }
 
