@@ -4,7 +4,10 @@
 // Any byte string goes to parseHfQuantConfig as a config.json. What it
 // accepts must describe a layout vmpack reads: GPTQ with 2, 3, 4 or 8 bits
 // and a checkpoint_format of "", "gptq" or "gptq_v2", or AWQ with 4 bits; a
-// group size of -1 or more than 0. A refusal has a message.
+// group size of -1 or more than 0; compressed-tensors config groups of 2..8
+// bits (8 unless pack-quantized) with a group size exactly for strategy
+// "group"; MLX bits 2, 3, 4, 5, 6, 8 in groups of 32, 64 or 128, for every
+// module entry too. A refusal has a message.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +32,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!*c)
     return 0;
   const HfQuantConfig &q = **c;
-  if (q.method == HfQuantMethod::Awq) {
+  if (q.method == HfQuantMethod::CompressedTensors) {
+    check(!q.ctGroups.empty());
+    for (const HfCtWeightArgs &a : q.ctGroups) {
+      check(a.bits >= 2 && a.bits <= 8);
+      check(a.format == "pack-quantized" || a.bits == 8);
+      check(a.strategy == "group" ? a.groupSize > 0 : a.groupSize == 0);
+      check(a.strategy == "group" || a.strategy == "channel" ||
+            a.strategy == "tensor");
+    }
+    return 0;
+  } else if (q.method == HfQuantMethod::Mlx) {
+    for (const HfMlxLayer &l : [&] {
+           std::vector<HfMlxLayer> all = {{q.bits, q.groupSize, true}};
+           for (const auto &kv : q.mlxLayers)
+             if (kv.second.quantized)
+               all.push_back(kv.second);
+           return all;
+         }()) {
+      check(l.bits >= 2 && l.bits <= 8 && l.bits != 7);
+      check(l.groupSize == 32 || l.groupSize == 64 || l.groupSize == 128);
+    }
+    return 0;
+  } else if (q.method == HfQuantMethod::Awq) {
     check(q.bits == 4);
     check(q.checkpointFormat.empty());
   } else {

@@ -34,6 +34,10 @@ const char *vmpack::formats::hfQuantMethodName(HfQuantMethod method) {
     return "gptq";
   case HfQuantMethod::Awq:
     return "awq";
+  case HfQuantMethod::CompressedTensors:
+    return "compressed-tensors";
+  case HfQuantMethod::Mlx:
+    return "mlx";
   }
   return "?";
 }
@@ -85,14 +89,227 @@ std::string lower(std::string s) {
   return s;
 }
 
+/// One compressed-tensors config group's weight arguments
+/// (QuantizationArgs, quant_args.py: num_bits 8, type int, symmetric,
+/// strategy from group_size when absent).
+StatusOr<HfCtWeightArgs> parseCtWeights(const json &w, const std::string &key,
+                                        const std::string &format,
+                                        const std::string &where) {
+  const std::string at = "config group \"" + key + "\" weights: ";
+  HfCtWeightArgs a;
+  a.group = key;
+  a.format = format;
+  if (!w.is_object())
+    return configError(where, at + "not an object");
+  auto bits = intField(w, "num_bits", where);
+  if (!bits)
+    return bits.status();
+  int64_t b = bits->value_or(8);
+  auto type = stringField(w, "type", where);
+  if (!type)
+    return type.status();
+  std::string t = type->value_or("int");
+  if (lower(t) != "int")
+    return Status::unsupported("'" + where + "': " + at + "type \"" + t +
+                               "\" is not read (int is)");
+  if (b < 2 || b > 8)
+    return configError(where, at + "num_bits " + std::to_string(b) +
+                                  " is not one vmpack reads (2..8)");
+  if (format != "pack-quantized" && b != 8)
+    return Status::unsupported("'" + where + "': " + at + "num_bits " +
+                               std::to_string(b) + " in " + format +
+                               " is not read (int8 codes are)");
+  a.bits = unsigned(b);
+  auto sym = boolField(w, "symmetric", where);
+  if (!sym)
+    return sym.status();
+  a.symmetric = sym->value_or(true);
+  auto group = intField(w, "group_size", where);
+  if (!group)
+    return group.status();
+  auto strategy = stringField(w, "strategy", where);
+  if (!strategy)
+    return strategy.status();
+  a.strategy = *strategy       ? lower(**strategy)
+               : !*group       ? "tensor"
+               : **group == -1 ? "channel"
+                               : "group";
+  if (a.strategy == "group") {
+    if (!*group || **group <= 0)
+      return configError(where, at + "strategy \"group\" needs a positive "
+                                     "group_size");
+    a.groupSize = **group;
+  } else if (a.strategy != "channel" && a.strategy != "tensor") {
+    return Status::unsupported(
+        "'" + where + "': " + at + "strategy \"" + a.strategy +
+        "\" is not read (group, channel and tensor are)");
+  }
+  auto it = w.find("actorder");
+  if (it != w.end() && !it->is_null()) {
+    if (it->is_boolean())
+      a.actorder = it->get<bool>();
+    else if (it->is_string())
+      a.actorder = true;
+    else
+      return configError(where, at +
+                                    "\"actorder\" is not a string, true or "
+                                    "false: " +
+                                    it->dump());
+  }
+  return a;
+}
+
+/// compressed-tensors' quantization_config (quant_config.py
+/// QuantizationConfig).
+Status parseCompressedTensors(const json &q, HfQuantConfig &c) {
+  const std::string &where = c.where;
+  c.method = HfQuantMethod::CompressedTensors;
+  auto format = stringField(q, "format", where);
+  if (!format)
+    return format.status();
+  std::string global = format->value_or("dense");
+  auto readable = [](const std::string &f) {
+    return f == "pack-quantized" || f == "naive-quantized" ||
+           f == "int-quantized";
+  };
+  auto groups = q.find("config_groups");
+  if (groups == q.end() || !groups->is_object() || groups->empty())
+    return configError(where, "a compressed-tensors config needs "
+                              "\"config_groups\", an object of schemes");
+  for (auto g = groups->begin(); g != groups->end(); ++g) {
+    const json &v = g.value();
+    if (v.is_array()) {
+      // A preset (quant_scheme.py): the key names the scheme.
+      HfCtWeightArgs a;
+      a.group = g.key();
+      a.format = global;
+      a.strategy = "group";
+      a.groupSize = 128;
+      if (g.key() == "W4A16" || g.key() == "W4A16_ASYM") {
+        a.bits = 4;
+        a.symmetric = g.key() == "W4A16";
+      } else if (g.key() == "W8A16") {
+        a.bits = 8;
+        a.strategy = "channel";
+        a.groupSize = 0;
+      } else {
+        return Status::unsupported(
+            "'" + where + "': the preset scheme \"" + g.key() +
+            "\" is not read (W4A16, W4A16_ASYM and W8A16 are)");
+      }
+      if (!readable(a.format))
+        return Status::unsupported("'" + where + "': format \"" + a.format +
+                                   "\" is not read (pack-quantized and "
+                                   "naive-quantized are)");
+      c.ctGroups.push_back(a);
+      continue;
+    }
+    if (!v.is_object())
+      return configError(where, "config group \"" + g.key() +
+                                    "\" is neither a scheme nor a list");
+    auto w = v.find("weights");
+    if (w == v.end() || w->is_null())
+      continue; // activations only
+    auto own = stringField(v, "format", where);
+    if (!own)
+      return own.status();
+    std::string f = own->value_or(global);
+    if (!readable(f))
+      return Status::unsupported("'" + where + "': config group \"" + g.key() +
+                                 "\" has format \"" + f +
+                                 "\", which is not read (pack-quantized and "
+                                 "naive-quantized are)");
+    StatusOr<HfCtWeightArgs> a = parseCtWeights(*w, g.key(), f, where);
+    if (!a)
+      return a.status();
+    c.ctGroups.push_back(std::move(*a));
+  }
+  if (c.ctGroups.empty())
+    return configError(where, "no config group quantizes weights");
+  c.bits = c.ctGroups.front().bits;
+  c.groupSize = c.ctGroups.front().groupSize;
+  c.sym = c.ctGroups.front().symmetric;
+  return Status::ok();
+}
+
+/// One MLX bits/group-size pair (mlx/ops.cpp affine_quantize: bits 2, 3, 4,
+/// 5, 6, 8; group sizes 32, 64, 128).
+StatusOr<HfMlxLayer> parseMlxEntry(const json &o, const std::string &what,
+                                   const std::string &where) {
+  HfMlxLayer l;
+  auto bits = intField(o, "bits", where);
+  if (!bits)
+    return bits.status();
+  auto group = intField(o, "group_size", where);
+  if (!group)
+    return group.status();
+  auto mode = stringField(o, "mode", where);
+  if (!mode)
+    return mode.status();
+  if (*mode && **mode != "affine")
+    return Status::unsupported("'" + where + "': " + what + "mode \"" + **mode +
+                               "\" is not read (affine is)");
+  int64_t b = bits->value_or(4);
+  if (b < 2 || b > 8 || b == 7)
+    return configError(where, what + "bits " + std::to_string(b) +
+                                  " is not one MLX packs (2, 3, 4, 5, 6, 8)");
+  int64_t gs = group->value_or(64);
+  if (gs != 32 && gs != 64 && gs != 128)
+    return configError(where, what + "group_size " + std::to_string(gs) +
+                                  " is not one MLX packs (32, 64, 128)");
+  l.bits = unsigned(b);
+  l.groupSize = gs;
+  return l;
+}
+
+/// MLX's "quantization" (mlx-lm utils.py): group_size, bits, mode and, for
+/// modules quantized otherwise, MODULE: {group_size, bits} or false.
+Status parseMlx(const json &q, HfQuantConfig &c) {
+  c.method = HfQuantMethod::Mlx;
+  StatusOr<HfMlxLayer> d = parseMlxEntry(q, "", c.where);
+  if (!d)
+    return d.status();
+  c.bits = d->bits;
+  c.groupSize = d->groupSize;
+  c.sym = false;
+  for (auto it = q.begin(); it != q.end(); ++it) {
+    const std::string &k = it.key();
+    if (k == "bits" || k == "group_size" || k == "mode" || k == "quant_method")
+      continue;
+    if (it->is_boolean()) {
+      HfMlxLayer off;
+      off.quantized = it->get<bool>();
+      if (off.quantized) {
+        off.bits = d->bits;
+        off.groupSize = d->groupSize;
+      }
+      c.mlxLayers.emplace_back(k, off);
+    } else if (it->is_object()) {
+      StatusOr<HfMlxLayer> l =
+          parseMlxEntry(*it, "module \"" + k + "\": ", c.where);
+      if (!l)
+        return l.status();
+      c.mlxLayers.emplace_back(k, *l);
+    }
+    // Other keys (numbers, strings) are MLX's own settings.
+  }
+  return Status::ok();
+}
+
 /// The fields of one quantization config object.
 StatusOr<HfQuantConfig> parseConfigObject(const json &q,
                                           const std::string &where) {
   HfQuantConfig c;
   c.where = where;
+  c.sourceJson = q.dump();
   auto method = stringField(q, "quant_method", where);
   if (!method)
     return method.status();
+  if (*method && lower(**method) == "compressed-tensors") {
+    if (Status s = parseCompressedTensors(q, c); !s)
+      return s;
+    return c;
+  }
   // AutoAWQ's quant_config.json names no method but has w_bit.
   std::string m = *method ? lower(**method)
                   : q.contains("w_bit") || q.contains("q_group_size") ? "awq"
@@ -102,9 +319,9 @@ StatusOr<HfQuantConfig> parseConfigObject(const json &q,
   else if (m == "awq")
     c.method = HfQuantMethod::Awq;
   else
-    return Status::unsupported(
-        "'" + where + "': quant_method \"" + m +
-        "\" is not a scheme vmpack reads (gptq and awq are)");
+    return Status::unsupported("'" + where + "': quant_method \"" + m +
+                               "\" is not a scheme vmpack reads (gptq, awq "
+                               "and compressed-tensors are)");
   bool awq = c.method == HfQuantMethod::Awq;
   auto bits = intField(q, awq && q.contains("w_bit") ? "w_bit" : "bits", where);
   if (!bits)
@@ -176,9 +393,24 @@ vmpack::formats::parseHfQuantConfig(const uint8_t *data, size_t size,
     return configError(where, "is not a JSON object");
   const json *q = &root;
   auto it = root.find("quantization_config");
+  if (it != root.end() && !it->is_object())
+    return configError(where, "\"quantization_config\" is not an object");
+  // MLX writes "quantization" (and the same object as a
+  // quantization_config without a quant_method).
+  auto mlx = root.find("quantization");
+  if (mlx != root.end() && mlx->is_object() &&
+      (it == root.end() || !it->contains("quant_method"))) {
+    HfQuantConfig c;
+    c.where = where;
+    c.sourceJson = mlx->dump();
+    if (Status s = parseMlx(*mlx, c); !s)
+      return s;
+    return std::optional<HfQuantConfig>(std::move(c));
+  }
+  if (mlx != root.end() && !mlx->is_object() && !mlx->is_null() &&
+      it == root.end())
+    return configError(where, "\"quantization\" is not an object");
   if (it != root.end()) {
-    if (!it->is_object())
-      return configError(where, "\"quantization_config\" is not an object");
     q = &*it;
   } else if (!root.contains("bits") && !root.contains("w_bit")) {
     return std::optional<HfQuantConfig>();
@@ -270,17 +502,310 @@ bool isType(const TensorInfo &t, const char *dtype) {
   return !t.isOpaque() && t.elementType == *fromSafetensorsDtype(dtype);
 }
 
-/// The stored zero point of group g, row r.
+/// compressed-tensors' codes per int32 word (pack_to_int32: 32 // bits,
+/// the word's high bits unused when bits does not divide 32).
+unsigned ctPerWord(unsigned bits) { return 32 / bits; }
+
+/// The stored zero point of group g, row r (compressed-tensors: q + 2^(b-1)
+/// as weight_zero_point packs it, 2^(b-1) when symmetric).
 uint32_t storedZero(const HfQuantLinear &l, uint64_t g, uint64_t r) {
   if (l.method == HfQuantMethod::Gptq)
     return streamCode(l.qzeros.data + g * (uint64_t(l.out) * l.bits / 8), r,
                       l.bits);
+  if (l.method == HfQuantMethod::CompressedTensors) {
+    const uint32_t half = 1u << (l.bits - 1);
+    if (!l.qzeros.data)
+      return half;
+    const uint64_t groups = l.oneScale ? 1 : uint64_t(l.in) / l.groupSize;
+    if (l.naive)
+      return uint32_t(int32_t(int8_t(l.qzeros.data[r * groups + g])) +
+                      int32_t(half));
+    const unsigned per = ctPerWord(l.bits);
+    uint32_t w = loadU32(l.qzeros.data + ((r / per) * groups + g) * 4);
+    return (w >> (l.bits * (r % per))) & ((1u << l.bits) - 1);
+  }
   uint32_t w = loadU32(l.qzeros.data + (g * (l.out / 8) + r / 8) * 4);
   return (w >> (4 * kAwqNibble[r % 8])) & 15;
 }
 
+/// The byte offset of the scale (or MLX bias) of group g, row r.
+uint64_t scaleIndex(const HfQuantLinear &l, uint64_t g, uint64_t r) {
+  if (l.method == HfQuantMethod::Gptq || l.method == HfQuantMethod::Awq)
+    return g * uint64_t(l.out) + r;
+  if (l.oneScale)
+    return 0;
+  return r * (uint64_t(l.in) / l.groupSize) + g;
+}
+
+/// The scales' type, or an error naming the tensor.
+Status scaleTypeOf(HfQuantLinear &l, const TensorSource &t) {
+  const TensorInfo &sc = t.info;
+  if (isType(sc, "F16"))
+    l.scaleType = "f16";
+  else if (isType(sc, "BF16"))
+    l.scaleType = "bf16";
+  else if (isType(sc, "F32"))
+    l.scaleType = "f32";
+  else
+    return Status::formatError("tensor " + quoteName(sc.name) +
+                               ": scales are F16, BF16 or F32, not " +
+                               dtypeText(sc));
+  return Status::ok();
+}
+
+/// The Quant layer's description of a checked linear.
+void describeScheme(HfQuantLinear &l) {
+  quant::QuantScheme &s = l.weight.scheme;
+  s.name = hfQuantMethodName(l.method);
+  s.codeType = "ui" + std::to_string(l.bits);
+  s.groupSize = l.groupSize;
+  s.scales = {{l.scaleType, l.groupSize}};
+  if (l.method == HfQuantMethod::Mlx) {
+    s.offsetKind = quant::OffsetKind::AddMinimum;
+    s.offsets = {{l.scaleType, l.groupSize}};
+  } else {
+    s.offsetKind = quant::OffsetKind::ZeroPoint;
+    s.offsets = {{"ui" + std::to_string(l.bits), l.groupSize}};
+  }
+  l.weight.shape = {l.out, l.in};
+  l.weight.axis = 1;
+}
+
+/// compressed-tensors pack-quantized (weight_packed I32 [out, ceil(in /
+/// (32 / bits))], weight_shape [2]) or naive-quantized (weight I8 [out,
+/// in]); weight_scale [out, groups] ([out, 1] per channel, one value per
+/// tensor); weight_zero_point (asymmetric: packed I32 [ceil(out / (32 /
+/// bits)), groups], or I8 [out, groups] when naive); weight_g_idx [in].
+/// The config group is the one whose arguments fit the tensors.
+Status checkCtLinear(HfQuantLinear &l, const HfQuantConfig &config) {
+  auto bad = [&](const TensorSource &t, const std::string &why) {
+    return Status::formatError("tensor " + quoteName(t.info.name) + ": " + why);
+  };
+  const TensorInfo &qw = l.qweight.info;
+  if (!l.scales.data)
+    return Status::formatError(
+        "tensor " +
+        quoteName(l.weight.name.substr(0, l.weight.name.size() - 7) +
+                  ".weight_scale") +
+        " is missing (the scales of " + quoteName(qw.name) + ")");
+  if (Status s = scaleTypeOf(l, l.scales); !s)
+    return s;
+  if (l.naive) {
+    if (!isType(qw, "I8") || qw.shape.size() != 2 || qw.shape[0] <= 0 ||
+        qw.shape[1] <= 0)
+      return bad(l.qweight, "a naive-quantized weight is a 2-D I8 tensor, "
+                            "not " +
+                                dtypeText(qw) + " " + shapeText(qw.shape));
+    l.out = qw.shape[0];
+    l.in = qw.shape[1];
+  } else {
+    if (!isType(qw, "I32") || qw.shape.size() != 2 || qw.shape[0] <= 0 ||
+        qw.shape[1] <= 0)
+      return bad(l.qweight, "weight_packed is a 2-D I32 tensor, not " +
+                                dtypeText(qw) + " " + shapeText(qw.shape));
+    const std::string shapeName =
+        qw.name.substr(0, qw.name.size() - 6) + "shape";
+    if (!l.shapeTensor.data)
+      return Status::formatError("tensor " + quoteName(shapeName) +
+                                 " is missing (the unpacked shape of " +
+                                 quoteName(qw.name) + ")");
+    const TensorInfo &st = l.shapeTensor.info;
+    bool i64 = isType(st, "I64");
+    if ((!i64 && !isType(st, "I32")) || st.shape.size() != 1 ||
+        st.shape[0] != 2)
+      return bad(l.shapeTensor, "weight_shape is I32 or I64 [2], not " +
+                                    dtypeText(st) + " " + shapeText(st.shape));
+    int64_t dims[2];
+    for (int d = 0; d < 2; ++d) {
+      if (i64)
+        std::memcpy(&dims[d], l.shapeTensor.data + 8 * d, 8);
+      else
+        dims[d] = int32_t(loadU32(l.shapeTensor.data + 4 * d));
+    }
+    if (dims[0] != qw.shape[0] || dims[1] <= 0 || dims[1] > (int64_t(1) << 40))
+      return bad(l.shapeTensor, "the shape [" + std::to_string(dims[0]) + ", " +
+                                    std::to_string(dims[1]) +
+                                    "] does not fit " + quoteName(qw.name) +
+                                    " " + shapeText(qw.shape) +
+                                    " (its rows are the output features)");
+    l.out = dims[0];
+    l.in = dims[1];
+  }
+  const TensorInfo &sc = l.scales.info;
+  uint64_t scaleCount = 1;
+  for (int64_t d : sc.shape)
+    scaleCount *= uint64_t(std::max<int64_t>(d, 0));
+  const bool scale2d = sc.shape.size() == 2 && sc.shape[0] == l.out;
+  // Which config group fits: the format, the packed width, the scales'
+  // shape for the strategy, the zero points' presence.
+  std::vector<std::string> why;
+  const HfCtWeightArgs *pick = nullptr;
+  for (const HfCtWeightArgs &a : config.ctGroups) {
+    std::string no;
+    const bool packed = a.format == "pack-quantized";
+    const uint64_t per = ctPerWord(a.bits);
+    if (packed == l.naive)
+      no = "its format is " + a.format;
+    else if (packed &&
+             uint64_t(qw.shape[1]) != (uint64_t(l.in) + per - 1) / per)
+      no = "num_bits " + std::to_string(a.bits) + " packs " +
+           std::to_string(l.in) + " codes in " +
+           std::to_string((uint64_t(l.in) + per - 1) / per) + " words, not " +
+           std::to_string(qw.shape[1]);
+    else if (a.strategy == "group" && (l.in % a.groupSize != 0 || !scale2d ||
+                                       sc.shape[1] != l.in / a.groupSize))
+      no = "group_size " + std::to_string(a.groupSize) + " needs scales [" +
+           std::to_string(l.out) + ", " + std::to_string(l.in / a.groupSize) +
+           "]" +
+           (l.in % a.groupSize ? " and does not divide " +
+                                     std::to_string(l.in) + " input features"
+                               : "");
+    else if (a.strategy == "channel" && !(scale2d && sc.shape[1] == 1))
+      no = "strategy \"channel\" needs scales [" + std::to_string(l.out) +
+           ", 1]";
+    else if (a.strategy == "tensor" && scaleCount != 1)
+      no = "strategy \"tensor\" needs one scale";
+    else if (a.symmetric == bool(l.qzeros.data))
+      no = a.symmetric ? "it is symmetric, and a weight_zero_point is stored"
+                       : "it is asymmetric, and no weight_zero_point is "
+                         "stored";
+    else if (a.strategy == "tensor" && !a.symmetric)
+      no = "asymmetric per-tensor codes are not read";
+    if (!no.empty()) {
+      why.push_back("config group \"" + a.group + "\": " + no);
+      continue;
+    }
+    if (pick &&
+        (pick->bits != a.bits || pick->symmetric != a.symmetric ||
+         pick->strategy != a.strategy || pick->groupSize != a.groupSize ||
+         pick->actorder != a.actorder))
+      return bad(l.qweight,
+                 "config groups \"" + pick->group + "\" and \"" + a.group +
+                     "\" both fit its tensors and say different things; "
+                     "vmpack does not match config_groups' targets");
+    if (!pick)
+      pick = &a;
+  }
+  if (!pick) {
+    std::string all;
+    for (const std::string &w : why)
+      all += (all.empty() ? "" : "; ") + w;
+    return bad(l.qweight, "no config group of '" + config.where +
+                              "' fits its tensors (" + all + ")");
+  }
+  l.ctGroup = pick->group;
+  l.bits = pick->bits;
+  l.oneScale = pick->strategy == "tensor";
+  l.groupSize =
+      pick->strategy == "group" ? uint64_t(pick->groupSize) : uint64_t(l.in);
+  const int64_t groups = l.in / int64_t(l.groupSize);
+  if (l.qzeros.data) {
+    const TensorInfo &zp = l.qzeros.info;
+    const int64_t per = ctPerWord(l.bits);
+    std::vector<int64_t> want =
+        l.naive ? std::vector<int64_t>{l.out, groups}
+                : std::vector<int64_t>{(l.out + per - 1) / per, groups};
+    if (!isType(zp, l.naive ? "I8" : "I32") || zp.shape != want)
+      return bad(l.qzeros, "weight_zero_point is " +
+                               std::string(l.naive ? "I8 " : "I32 ") +
+                               shapeText(want) + ", not " + dtypeText(zp) +
+                               " " + shapeText(zp.shape));
+  }
+  if (l.gIdx.data) {
+    const TensorInfo &gi = l.gIdx.info;
+    if (!isType(gi, "I32") || gi.shape.size() != 1 || gi.shape[0] != l.in)
+      return bad(l.gIdx, "weight_g_idx is I32 [" + std::to_string(l.in) +
+                             "], not " + dtypeText(gi) + " " +
+                             shapeText(gi.shape));
+    // -1 everywhere: not initialized, the columns in order (forward.py).
+    bool unset = true, trivial = true;
+    std::vector<int32_t> idx(size_t(l.in));
+    for (int64_t i = 0; i < l.in; ++i) {
+      int32_t g = int32_t(loadU32(l.gIdx.data + 4 * i));
+      idx[size_t(i)] = g;
+      unset = unset && g == -1;
+    }
+    for (int64_t i = 0; i < l.in && !unset; ++i) {
+      int32_t g = idx[size_t(i)];
+      if (g < 0 || g >= groups)
+        return bad(l.gIdx, "weight_g_idx[" + std::to_string(i) + "] is " +
+                               std::to_string(g) + ", outside 0.." +
+                               std::to_string(groups - 1));
+      trivial = trivial && uint64_t(g) == uint64_t(i) / l.groupSize;
+    }
+    if (!unset && !trivial)
+      l.weight.groupIndex = std::move(idx);
+  }
+  bool allHalf = true;
+  const uint32_t half = 1u << (l.bits - 1);
+  for (int64_t g = 0; g < groups && allHalf && l.qzeros.data; ++g)
+    for (int64_t r = 0; r < l.out && allHalf; ++r)
+      allHalf = storedZero(l, uint64_t(g), uint64_t(r)) == half;
+  l.symmetric = allHalf;
+  describeScheme(l);
+  return Status::ok();
+}
+
+/// MLX affine: weight U32 [out, in * bits / 32] (each row a little-endian
+/// bit stream), scales and biases [out, in / group_size].
+Status checkMlxLinear(HfQuantLinear &l, const HfQuantConfig &config) {
+  const std::string module =
+      l.weight.name.substr(0, l.weight.name.size() - std::strlen(".weight"));
+  auto bad = [&](const TensorSource &t, const std::string &why) {
+    return Status::formatError("tensor " + quoteName(t.info.name) + ": " + why);
+  };
+  HfMlxLayer args;
+  args.bits = config.bits;
+  args.groupSize = config.groupSize;
+  for (const auto &[name, layer] : config.mlxLayers)
+    if (name == module)
+      args = layer;
+  if (!args.quantized)
+    return bad(l.scales, "'" + config.where + "' says \"" + module +
+                             "\": false (not quantized), but its weight "
+                             "has scales and biases");
+  const TensorInfo &qw = l.qweight.info;
+  if (!isType(qw, "U32") || qw.shape.size() != 2 || qw.shape[0] <= 0 ||
+      qw.shape[1] <= 0)
+    return bad(l.qweight, "an MLX quantized weight is a 2-D U32 tensor, not " +
+                              dtypeText(qw) + " " + shapeText(qw.shape));
+  if (Status s = scaleTypeOf(l, l.scales); !s)
+    return s;
+  const TensorInfo &sc = l.scales.info, &bi = l.qzeros.info;
+  if (sc.shape.size() != 2 || sc.shape[0] != qw.shape[0] || sc.shape[1] <= 0)
+    return bad(l.scales, "scales are [" + std::to_string(qw.shape[0]) +
+                             ", groups], not " + shapeText(sc.shape));
+  if (!isType(bi, toSafetensorsDtype(sc.elementType)) || bi.shape != sc.shape)
+    return bad(l.qzeros, "biases are " + dtypeText(sc) + " " +
+                             shapeText(sc.shape) + " as the scales, not " +
+                             dtypeText(bi) + " " + shapeText(bi.shape));
+  l.out = qw.shape[0];
+  if (uint64_t(qw.shape[1]) * 32 % args.bits != 0)
+    return bad(l.qweight, std::to_string(qw.shape[1]) +
+                              " words per row hold no whole number of " +
+                              std::to_string(args.bits) + "-bit codes");
+  l.in = qw.shape[1] * 32 / int64_t(args.bits);
+  if (l.in % args.groupSize != 0 || l.in / args.groupSize != sc.shape[1])
+    return bad(l.scales,
+               std::to_string(sc.shape[1]) + " groups per row, but " +
+                   std::to_string(l.in) + " " + std::to_string(args.bits) +
+                   "-bit codes in groups of " + std::to_string(args.groupSize) +
+                   " ('" + config.where + "') make " +
+                   std::to_string(l.in / args.groupSize) +
+                   (l.in % args.groupSize ? " and a part" : ""));
+  l.bits = args.bits;
+  l.groupSize = uint64_t(args.groupSize);
+  l.symmetric = false;
+  describeScheme(l);
+  return Status::ok();
+}
+
 Status checkLinear(HfQuantLinear &l, const HfQuantConfig &config,
                    std::vector<std::string> &warnings) {
+  if (l.method == HfQuantMethod::CompressedTensors)
+    return checkCtLinear(l, config);
+  if (l.method == HfQuantMethod::Mlx)
+    return checkMlxLinear(l, config);
   const std::string module =
       l.weight.name.substr(0, l.weight.name.size() - std::strlen(".weight"));
   auto bad = [&](const TensorSource &t, const std::string &why) {
@@ -461,16 +986,7 @@ Status checkLinear(HfQuantLinear &l, const HfQuantConfig &config,
     l.symmetric = allEight;
   }
 
-  // The weight as the Quant layer describes it.
-  quant::QuantScheme &s = l.weight.scheme;
-  s.name = hfQuantMethodName(l.method);
-  s.codeType = "ui" + std::to_string(l.bits);
-  s.groupSize = l.groupSize;
-  s.scales = {{l.scaleType, l.groupSize}};
-  s.offsetKind = quant::OffsetKind::ZeroPoint;
-  s.offsets = {{"ui" + std::to_string(l.bits), l.groupSize}};
-  l.weight.shape = {l.out, l.in};
-  l.weight.axis = 1;
+  describeScheme(l);
   return Status::ok();
 }
 
@@ -597,25 +1113,70 @@ vmpack::formats::openHfQuantModel(const std::string &path,
   for (size_t i = 0; i < all.size(); ++i)
     byName.emplace(all[i].info.name, i);
   std::vector<bool> used(all.size(), false);
-  const char *const suffixes[] = {".qweight", ".qzeros", ".scales", ".g_idx"};
+  // Each method's tensors: the anchor (the packed codes) first, then the
+  // zero points (MLX: biases), scales, g_idx and compressed-tensors' shape.
+  const HfQuantMethod method = config->method;
+  const std::vector<const char *> suffixes =
+      method == HfQuantMethod::CompressedTensors
+          ? std::vector<const char *>{".weight_packed", ".weight_zero_point",
+                                      ".weight_scale", ".weight_g_idx",
+                                      ".weight_shape"}
+      : method == HfQuantMethod::Mlx
+          ? std::vector<const char *>{".weight", ".biases", ".scales"}
+          : std::vector<const char *>{".qweight", ".qzeros", ".scales",
+                                      ".g_idx"};
+  auto endsWith = [](const std::string &n, const char *suffix) {
+    size_t k = std::strlen(suffix);
+    return n.size() > k && n.compare(n.size() - k, k, suffix) == 0;
+  };
+  auto lookup = [&](const std::string &name) -> const TensorSource * {
+    auto it = byName.find(name);
+    return it == byName.end() ? nullptr : &all[it->second];
+  };
   for (size_t i = 0; i < all.size(); ++i) {
     const std::string &n = all[i].info.name;
-    const size_t k = std::strlen(".qweight");
-    if (n.size() <= k || n.compare(n.size() - k, k, ".qweight") != 0)
+    // The anchor: GPTQ/AWQ's qweight, compressed-tensors' weight_packed or
+    // (naive-quantized) an I8 weight with a weight_scale, MLX's U32 weight
+    // with scales.
+    std::string module;
+    bool naive = false;
+    if (method == HfQuantMethod::CompressedTensors) {
+      if (endsWith(n, ".weight_packed")) {
+        module = n.substr(0, n.size() - std::strlen(".weight_packed"));
+      } else if (endsWith(n, ".weight") && isType(all[i].info, "I8") &&
+                 lookup(n + "_scale")) {
+        module = n.substr(0, n.size() - std::strlen(".weight"));
+        naive = true;
+      }
+    } else if (method == HfQuantMethod::Mlx) {
+      if (endsWith(n, ".weight") && isType(all[i].info, "U32") &&
+          lookup(n.substr(0, n.size() - 7) + ".scales"))
+        module = n.substr(0, n.size() - std::strlen(".weight"));
+    } else if (endsWith(n, ".qweight")) {
+      module = n.substr(0, n.size() - std::strlen(".qweight"));
+    }
+    if (module.empty())
       continue;
-    std::string module = n.substr(0, n.size() - k);
     HfQuantLinear l;
-    l.method = config->method;
+    l.method = method;
+    l.naive = naive;
     l.weight.name = module + ".weight";
-    TensorSource *parts[] = {&l.qweight, &l.qzeros, &l.scales, &l.gIdx};
-    for (int p = 0; p < 4; ++p) {
-      auto it = byName.find(module + suffixes[p]);
+    TensorSource *parts[] = {&l.qweight, &l.qzeros, &l.scales, &l.gIdx,
+                             &l.shapeTensor};
+    for (size_t p = 0; p < suffixes.size(); ++p) {
+      std::string part = module + (naive && p == 0 ? ".weight" : suffixes[p]);
+      auto it = byName.find(part);
       if (it == byName.end())
         continue;
       *parts[p] = all[it->second];
       used[it->second] = true;
     }
-    if (byName.count(l.weight.name))
+    if (method == HfQuantMethod::Mlx && !l.qzeros.data)
+      return Status::formatError(
+          "tensor " + quoteName(module + ".biases") +
+          " is missing (the biases of " + quoteName(n) +
+          "; MLX's affine mode stores them, mxfp4 is not read)");
+    if (method != HfQuantMethod::Mlx && !naive && byName.count(l.weight.name))
       return Status::formatError("tensor " + quoteName(l.weight.name) +
                                  " is stored beside " + quoteName(n) +
                                  ", which stands for the same weight");
@@ -640,13 +1201,31 @@ vmpack::formats::openHfQuantModel(const std::string &path,
     if (used[i])
       continue;
     const std::string &n = all[i].info.name;
-    for (const char *suffix : suffixes) {
-      size_t k = std::strlen(suffix);
-      if (n.size() > k && n.compare(n.size() - k, k, suffix) == 0)
+    // A part without its anchor. MLX's and naive-quantized's anchor,
+    // MODULE.weight, may be there in another dtype.
+    for (size_t p = method == HfQuantMethod::Mlx ? 1 : 0; p < suffixes.size();
+         ++p) {
+      const char *suffix = suffixes[p];
+      if (!endsWith(n, suffix))
+        continue;
+      const std::string module = n.substr(0, n.size() - std::strlen(suffix));
+      const TensorSource *w = lookup(module + ".weight");
+      if (w && (method == HfQuantMethod::Mlx ||
+                method == HfQuantMethod::CompressedTensors))
         return Status::formatError(
-            "tensor " + quoteName(n) + " has no " +
-            quoteName(n.substr(0, n.size() - k) + ".qweight") +
-            " (a quantized linear's packed codes) beside it");
+            "tensor " + quoteName(n) + ": " + quoteName(w->info.name) +
+            " beside it is " + dtypeText(w->info) + ", not " +
+            (method == HfQuantMethod::Mlx
+                 ? "the U32 words of an MLX quantized weight"
+                 : "the I8 codes of a naive-quantized weight (and there is "
+                   "no weight_packed); float-quantized weights are not read"));
+      return Status::formatError(
+          "tensor " + quoteName(n) + " has no " +
+          quoteName(module + (method == HfQuantMethod::CompressedTensors
+                                  ? ".weight_packed"
+                              : method == HfQuantMethod::Mlx ? ".weight"
+                                                             : ".qweight")) +
+          " (a quantized linear's packed codes) beside it");
     }
     order.push_back({-1, model->others.size()});
     model->others.push_back(std::move(all[i]));
@@ -707,6 +1286,38 @@ Status vmpack::formats::unpackHfRows(const HfQuantLinear &l, int64_t first,
         }
       }
     }
+  } else if (l.method == HfQuantMethod::Mlx) {
+    // MLX weight [out, in * bits / 32]: row r a little-endian bit stream.
+    const uint64_t rowBytes = in * l.bits / 8;
+    for (int64_t r = first; r < first + count; ++r) {
+      const uint8_t *src = qw + uint64_t(r) * rowBytes;
+      uint8_t *dst = codes + uint64_t(r - first) * in;
+      for (uint64_t e = 0; e < in; ++e)
+        dst[e] = uint8_t(streamCode(src, e, l.bits));
+    }
+  } else if (l.method == HfQuantMethod::CompressedTensors) {
+    if (l.naive) {
+      // weight I8 [out, in]: q + 2^(bits-1), as pack_to_int32 stores it.
+      const uint8_t half = uint8_t(1u << (l.bits - 1));
+      const uint8_t *src = qw + uint64_t(first) * in;
+      for (uint64_t e = 0; e < uint64_t(count) * in; ++e)
+        codes[e] = uint8_t(src[e] + half);
+    } else {
+      // weight_packed [out, ceil(in / per)]: code i of a row in bits
+      // [bits * (i % per), ...) of word i / per.
+      const unsigned per = ctPerWord(l.bits), mask = (1u << l.bits) - 1;
+      const uint64_t words = (in + per - 1) / per;
+      for (int64_t r = first; r < first + count; ++r) {
+        const uint8_t *src = qw + uint64_t(r) * words * 4;
+        uint8_t *dst = codes + uint64_t(r - first) * in;
+        for (uint64_t w = 0; w < words; ++w) {
+          uint32_t v = loadU32(src + 4 * w);
+          const uint64_t n = std::min<uint64_t>(per, in - w * per);
+          for (uint64_t k = 0; k < n; ++k, v >>= l.bits)
+            dst[w * per + k] = uint8_t(v & mask);
+        }
+      }
+    }
   } else {
     // AWQ qweight [in, out / 8]: row r's code at input i is nibble
     // kAwqNibble[r % 8] of word (i, r / 8).
@@ -722,8 +1333,11 @@ Status vmpack::formats::unpackHfRows(const HfQuantLinear &l, int64_t first,
       }
     }
   }
-  // Scales and zero points of each run.
+  // Scales and zero points (MLX: biases) of each run.
   const uint8_t *sc = l.scales.data;
+  const bool biases = l.method == HfQuantMethod::Mlx;
+  if (biases)
+    rows.zeros.resize(uint64_t(count) * units * sb);
   for (int64_t r = first; r < first + count; ++r)
     for (uint64_t u = 0; u < units; ++u) {
       uint64_t pos = u * run;
@@ -731,10 +1345,13 @@ Status vmpack::formats::unpackHfRows(const HfQuantLinear &l, int64_t first,
                        ? pos / l.groupSize
                        : uint64_t(l.weight.groupIndex[pos]);
       uint64_t at = uint64_t(r - first) * units + u;
-      std::memcpy(rows.scales.data() + at * sb,
-                  sc + (g * out + uint64_t(r)) * sb, sb);
-      rows.zeros[at] =
-          uint8_t(storedZero(l, g, uint64_t(r)) + (l.zerosMinusOne ? 1 : 0));
+      const uint64_t si = scaleIndex(l, g, uint64_t(r));
+      std::memcpy(rows.scales.data() + at * sb, sc + si * sb, sb);
+      if (biases)
+        std::memcpy(rows.zeros.data() + at * sb, l.qzeros.data + si * sb, sb);
+      else
+        rows.zeros[at] =
+            uint8_t(storedZero(l, g, uint64_t(r)) + (l.zerosMinusOne ? 1 : 0));
     }
   quant::GroupQuantSource &s = rows.source;
   s.name = l.weight.name;
@@ -744,18 +1361,28 @@ Status vmpack::formats::unpackHfRows(const HfQuantLinear &l, int64_t first,
   s.groupSize = run;
   s.scaleType = l.scaleType;
   s.scales = rows.scales.data();
-  s.offsetKind = quant::OffsetKind::ZeroPoint;
+  s.offsetKind =
+      biases ? quant::OffsetKind::AddMinimum : quant::OffsetKind::ZeroPoint;
   s.offsets = rows.zeros.data();
   return Status::ok();
 }
 
 std::string vmpack::formats::describeHfLinear(const HfQuantLinear &l) {
-  std::string s = std::string(hfQuantMethodName(l.method)) + " " +
-                  std::to_string(l.bits) + "-bit, groups of " +
-                  std::to_string(l.groupSize) + ", " + l.scaleType + " scales";
+  std::string s =
+      std::string(hfQuantMethodName(l.method)) +
+      (l.method == HfQuantMethod::CompressedTensors
+           ? l.naive ? " naive-quantized" : " pack-quantized"
+       : l.method == HfQuantMethod::Mlx ? " affine"
+                                        : "") +
+      " " + std::to_string(l.bits) + "-bit, " +
+      (l.oneScale ? std::string("one scale per tensor")
+                  : "groups of " + std::to_string(l.groupSize)) +
+      ", " + l.scaleType +
+      (l.method == HfQuantMethod::Mlx ? " scales and biases" : " scales");
   if (l.method == HfQuantMethod::Gptq)
     s += l.zerosMinusOne ? ", v1 zero points" : ", v2 zero points";
-  s += l.symmetric ? ", symmetric" : ", asymmetric";
+  if (l.method != HfQuantMethod::Mlx)
+    s += l.symmetric ? ", symmetric" : ", asymmetric";
   if (!l.weight.groupIndex.empty())
     s += ", act-order";
   return s;
@@ -795,11 +1422,20 @@ vmpack::formats::hfGgmlTarget(const HfQuantLinear &l,
     return Status::formatError("tensor " + quoteName(l.weight.name) + " (" +
                                describeHfLinear(l) + "): " + why);
   };
+  const bool mlx = l.method == HfQuantMethod::Mlx;
   uint32_t type =
-      requested.value_or(l.bits == 8 && l.symmetric   ? quant::kGgmlQ8_0
+      requested.value_or(mlx ? (l.bits == 4   ? quant::kGgmlQ4_1
+                                : l.bits == 5 ? quant::kGgmlQ5_1
+                                              : 0)
+                         : l.bits == 8 && l.symmetric ? quant::kGgmlQ8_0
                          : l.bits == 4 && l.symmetric ? quant::kGgmlQ4_0
                          : l.bits == 4                ? quant::kGgmlQ4_1
                                                       : 0);
+  if (type == 0 && mlx)
+    return refuse(std::to_string(l.bits) +
+                  "-bit affine codes q * s + b have no exact ggml type (4-bit "
+                  "codes go to Q4_1, 5-bit codes to Q5_1); --dequantize "
+                  "writes floats");
   if (type == 0)
     return refuse(std::to_string(l.bits) + "-bit " +
                   (l.symmetric ? "symmetric" : "asymmetric") +
@@ -823,6 +1459,10 @@ vmpack::formats::hfGgmlTarget(const HfQuantLinear &l,
     if (l.bits > tbits)
       return refuse(std::to_string(l.bits) + "-bit codes do not fit in " +
                     name);
+    if (mlx)
+      return refuse(std::string("its values q * s + b have a bias per group, "
+                                "which ") +
+                    name + " (no minimum) cannot hold; Q4_1 and Q5_1 can");
     if (!l.symmetric)
       return refuse(std::string("a zero point is not ") +
                     std::to_string(1u << (l.bits - 1)) + ", and " + name +
@@ -833,6 +1473,8 @@ vmpack::formats::hfGgmlTarget(const HfQuantLinear &l,
       type != quant::kGgmlQ5_0)
     return refuse(std::string("exact repacking into ") + name +
                   " is not supported (Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 are)");
+  if (mlx && l.bits > (type == quant::kGgmlQ4_1 ? 4u : 5u))
+    return refuse(std::to_string(l.bits) + "-bit codes do not fit in " + name);
   if (directGgml(l, type)) {
     const uint64_t n = l.scales.info.length / 2;
     for (uint64_t i = 0; i < n; ++i) {
@@ -953,9 +1595,24 @@ StatusOr<TensorSource> vmpack::formats::hfLinearAsFloats(const HfQuantLinear &l,
 
 std::vector<TensorSource>
 vmpack::formats::hfLinearStored(const HfQuantLinear &l) {
-  std::vector<TensorSource> out = {l.qweight, l.qzeros, l.scales};
+  std::vector<TensorSource> out = {l.qweight};
+  if (l.method == HfQuantMethod::Mlx) {
+    out.push_back(l.scales);
+    out.push_back(l.qzeros);
+    return out;
+  }
+  if (l.method == HfQuantMethod::CompressedTensors) {
+    out.push_back(l.scales);
+    if (l.qzeros.data)
+      out.push_back(l.qzeros);
+  } else {
+    out.push_back(l.qzeros);
+    out.push_back(l.scales);
+  }
   if (l.gIdx.data)
     out.push_back(l.gIdx);
+  if (l.shapeTensor.data)
+    out.push_back(l.shapeTensor);
   return out;
 }
 
@@ -1012,6 +1669,10 @@ vmpack::formats::hfLinearAsScheme(const HfQuantLinear &l,
     return Status::invalidArgument("the Hugging Face schemes vmpack writes are "
                                    "gptq, gptq_v2 and awq, not '" +
                                    std::string(target) + "'");
+  if (l.method != HfQuantMethod::Gptq && l.method != HfQuantMethod::Awq)
+    return refuse(std::string("rewriting ") + hfQuantMethodName(l.method) +
+                  " weights as another Hugging Face scheme is not supported "
+                  "(a ggml type, --dequantize or the weights as stored are)");
   const bool fromAwq = l.method == HfQuantMethod::Awq;
   const bool v1 = target == "gptq";
   // True zero z is stored as z - 1 in v1.
@@ -1154,6 +1815,10 @@ vmpack::formats::rewriteHfConfig(const uint8_t *data, size_t size,
       reinterpret_cast<const char *>(data),
       reinterpret_cast<const char *>(data) + size);
   ordered.erase("quantization_config");
+  // MLX's own key says the same; floats have neither.
+  if (quantization.empty() && ordered.contains("quantization") &&
+      ordered["quantization"].is_object())
+    ordered.erase("quantization");
   if (!quantization.empty())
     ordered["quantization_config"] =
         nlohmann::ordered_json::parse(quantization);

@@ -225,7 +225,28 @@ writeModelDirectory(const ConvertOptions &options,
     return strings.status();
   // The quantization_config of what is written.
   std::string quantization;
-  if (!quantized.empty()) {
+  const HfQuantLinear *firstStored =
+      quantized.empty() ? nullptr : quantized.front();
+  const HfQuantModel *owner = nullptr;
+  for (const auto &m : models)
+    if (firstStored && !m->linears.empty() &&
+        firstStored >= m->linears.data() &&
+        firstStored < m->linears.data() + m->linears.size())
+      owner = m.get();
+  if (owner && !options.quant &&
+      (owner->config.method == HfQuantMethod::CompressedTensors ||
+       owner->config.method == HfQuantMethod::Mlx)) {
+    // Kept as stored: the input's own quantization object.
+    for (const HfQuantLinear *l : quantized)
+      if (l->method != owner->config.method)
+        return Status::unsupported("tensor " + quoteName(l->weight.name) +
+                                   " is " + hfQuantMethodName(l->method) +
+                                   ", " + quoteName(firstStored->weight.name) +
+                                   " " +
+                                   hfQuantMethodName(owner->config.method) +
+                                   ": one quantization_config cannot say both");
+    quantization = owner->config.sourceJson;
+  } else if (!quantized.empty()) {
     const HfQuantLinear &first = *quantized.front();
     std::string scheme = options.quant ? *options.quant
                          : first.method == HfQuantMethod::Awq

@@ -11,6 +11,15 @@ C++; docs/quant.md section 8 cites the reference code):
       model.safetensors with two quantized linears (q_proj, down_proj),
       a bias and an embedding that pass through, and reference.npz with
       every linear's values (q - z) * s in float32.
+  hf_quant.py write DIR ct pack|naive BITS GROUP sym|asym [act] [bf16] [SEED]
+      compressed-tensors (GROUP -1: strategy channel, 0: tensor), written
+      as compressed_tensors/compressors/quantized_compressors/
+      pack_quantized.py (pack_to_int32) and naive_quantized.py store it;
+      reference (q - z) * s as quantization/lifecycle/forward.py
+      (_dequantize) computes it, in float32.
+  hf_quant.py write DIR mlx BITS GROUP [bf16] [SEED]
+      MLX affine (mlx/ops.cpp pack_and_quantize, affine_dequantize):
+      reference q * s + b in float32, the product rounded, then the sum.
   hf_quant.py floats DIR OUT.safetensors f32|f16|bf16
       OUT's linear weights equal the reference (f16/bf16: rounded once,
       to nearest even, from the float32), the other tensors DIR's bytes.
@@ -43,7 +52,13 @@ MODULES = [("model.layers.0.self_attn.q_proj", 64, 256),
 # --- safetensors, by the format's README -------------------------------------
 
 DTYPES = {"F32": np.float32, "F16": np.float16, "I32": np.int32,
-          "BF16": np.uint16, "U8": np.uint8}
+          "BF16": np.uint16, "U8": np.uint8, "I8": np.int8, "U32": np.uint32,
+          "I64": np.int64}
+
+# The tensors a quantized linear is stored as, in every scheme.
+PACKED = (".qweight", ".qzeros", ".scales", ".g_idx", ".weight_packed",
+          ".weight_scale", ".weight_zero_point", ".weight_shape",
+          ".weight_g_idx", ".biases")
 
 
 def write_safetensors(path, tensors):
@@ -190,10 +205,122 @@ def awq_linear(rng, out_f, in_f, group):
              "scales": ("F16", scales)}, np.ascontiguousarray(ref))
 
 
+# --- compressed-tensors (neuralmagic/compressed-tensors) ---------------------
+
+def ct_pack_to_int32(value, bits, packed_dim=1):
+    """pack_quantized.py pack_to_int32: int8 codes + 2^(bits-1) as uint8,
+    rows padded to whole words of 32 // bits codes, code j of a word
+    shifted left by bits * j and summed (here OR: the fields do not
+    overlap); packed_dim 0 packs along the rows."""
+    v = (value.astype(np.int32) + (1 << (bits - 1))).astype(np.uint32)
+    if packed_dim == 0:
+        v = v.T
+    rows, cols = v.shape
+    per = 32 // bits
+    padded = -(-cols // per) * per
+    v = np.pad(v, ((0, 0), (0, padded - cols)))
+    v = v.reshape(rows, padded // per, per)
+    shifts = (np.arange(per, dtype=np.uint32) * np.uint32(bits))
+    packed = np.bitwise_or.reduce(v << shifts, axis=2).astype(np.uint32)
+    if packed_dim == 0:
+        packed = packed.T
+    return np.ascontiguousarray(packed).view(np.int32)
+
+
+def scales_of(rng, shape, dtype):
+    s = (rng.random(shape) * 0.02 + 1e-3).astype(np.float32)
+    if COARSE:
+        s = coarse(s).astype(np.float32)
+    if dtype == "BF16":
+        bits = to_bf16(s)
+        return bits, (bits.astype(np.uint32) << 16).view(np.float32)
+    h = s.astype(np.float16)
+    return h, h.astype(np.float32)
+
+
+def ct_linear(rng, out_f, in_f, fmt, bits, group, sym, act, sdtype):
+    """One compressed-tensors linear: random int codes in
+    [-2^(bits-1), 2^(bits-1)), zero points in the same range (asymmetric),
+    scales [out, groups] (group), [out, 1] (channel, GROUP -1) or [1]
+    (tensor, GROUP 0)."""
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1))
+    gsize = in_f if group <= 0 else group
+    groups = in_f // gsize
+    q = rng.integers(lo, hi, size=(out_f, in_f)).astype(np.int8)
+    if group == 0:
+        sc, s32 = scales_of(rng, (1,), sdtype)
+        s_full = np.full((out_f, groups), s32[0], np.float32)
+    else:
+        sc, s32 = scales_of(rng, (out_f, groups), sdtype)
+        s_full = s32
+    zp = (np.zeros((out_f, groups), np.int8) if sym else
+          rng.integers(lo, hi, size=(out_f, groups)).astype(np.int8))
+    if act:
+        perm = rng.permutation(in_f)
+        g_idx = np.empty(in_f, dtype=np.int32)
+        g_idx[perm] = np.arange(in_f) // gsize
+    else:
+        g_idx = (np.arange(in_f) // gsize).astype(np.int32)
+    # forward.py _dequantize: (x_q - zero_point) * scale, here in float32
+    # (exact: a 9-bit integer times an 11- or 8-bit significand).
+    ref = ((q.astype(np.float32) - zp[:, g_idx].astype(np.float32)) *
+           s_full[:, g_idx])
+    parts = {}
+    if fmt == "pack":
+        parts["weight_packed"] = ("I32", ct_pack_to_int32(q, bits))
+        parts["weight_shape"] = ("I64", np.array([out_f, in_f], np.int64))
+    else:
+        parts["weight"] = ("I8", q)
+    parts["weight_scale"] = (sdtype, sc)
+    if not sym:
+        parts["weight_zero_point"] = (
+            ("I32", ct_pack_to_int32(zp, bits, packed_dim=0)) if fmt == "pack"
+            else ("I8", zp))
+    if act:
+        parts["weight_g_idx"] = ("I32", g_idx)
+    return parts, ref.astype(np.float32)
+
+
+# --- MLX affine (ml-explore/mlx mlx/ops.cpp) ----------------------------------
+
+def mlx_pack(q, bits):
+    """pack_and_quantize: widths dividing 32 as sums of q * 2^(bits * j)
+    over 32 // bits codes; others bit by bit, 32 bits per word, low first
+    (both: each row a little-endian bit stream)."""
+    rows, cols = q.shape
+    if 32 % bits == 0:
+        per = 32 // bits
+        shifts = np.arange(0, 32, bits, dtype=np.uint64)
+        v = q.astype(np.uint64).reshape(rows, cols // per, per)
+        return (v << shifts).sum(axis=2).astype(np.uint32)
+    b = (q.astype(np.uint32)[:, :, None] >> np.arange(bits, dtype=np.uint32)) & 1
+    b = b.reshape(rows, -1, 32).astype(np.uint64)
+    return (b << np.arange(32, dtype=np.uint64)).sum(axis=2).astype(np.uint32)
+
+
+def mlx_linear(rng, out_f, in_f, bits, group, sdtype):
+    groups = in_f // group
+    q = rng.integers(0, 1 << bits, size=(out_f, in_f), dtype=np.uint32)
+    sc, s32 = scales_of(rng, (out_f, groups), sdtype)
+    bi, b32 = scales_of(rng, (out_f, groups), sdtype)
+    b32 = -b32 * np.float32(1 << (bits - 1))
+    bi = b32.astype(np.float16) if sdtype == "F16" else to_bf16(b32)
+    b32 = (bi.astype(np.float32) if sdtype == "F16" else
+           (bi.astype(np.uint32) << 16).view(np.float32))
+    g = np.arange(in_f) // group
+    # affine_dequantize: multiply(w, scales), then add(.., biases).
+    prod = q.astype(np.float32) * s32[:, g]
+    ref = (prod + b32[:, g]).astype(np.float32)
+    return ({"weight": ("U32", mlx_pack(q, bits)), "scales": (sdtype, sc),
+             "biases": (sdtype, bi)}, ref)
+
+
 def write(args):
     global COARSE
     COARSE = "coarse" in args
     args = [a for a in args if a != "coarse"]
+    if args[1] in ("ct", "mlx"):
+        return write_ct_mlx(args)
     d, method = args[0], args[1]
     os.makedirs(d, exist_ok=True)
     bits, group = int(args[2]), int(args[3])
@@ -237,6 +364,60 @@ def write(args):
     np.savez(os.path.join(d, "reference.npz"), **refs)
 
 
+def write_ct_mlx(args):
+    d, method = args[0], args[1]
+    os.makedirs(d, exist_ok=True)
+    sdtype = "BF16" if "bf16" in args else "F16"
+    act = "act" in args
+    rest = [a for a in args[2:] if a not in ("bf16", "act")]
+    rng_seed = 1
+    if method == "ct":
+        fmt, bits, group, sym = rest[0], int(rest[1]), int(rest[2]), \
+            rest[3] == "sym"
+        if len(rest) > 4:
+            rng_seed = int(rest[4])
+    else:
+        bits, group = int(rest[0]), int(rest[1])
+        if len(rest) > 2:
+            rng_seed = int(rest[2])
+    rng = np.random.default_rng(rng_seed)
+    tensors, refs = {}, {}
+    tensors["model.embed_tokens.weight"] = (
+        "F16", rng.standard_normal((16, 64)).astype(np.float16))
+    for name, out_f, in_f in MODULES:
+        if method == "ct":
+            parts, ref = ct_linear(rng, out_f, in_f, fmt, bits, group, sym,
+                                   act, sdtype)
+        else:
+            parts, ref = mlx_linear(rng, out_f, in_f, bits, group, sdtype)
+        for k, v in parts.items():
+            tensors[name + "." + k] = v
+        tensors[name + ".bias"] = (
+            "F16", rng.standard_normal(out_f).astype(np.float16))
+        refs[name + ".weight"] = ref
+    write_safetensors(os.path.join(d, "model.safetensors"), tensors)
+    cfg = {"architectures": ["TestQuantizedForCausalLM"]}
+    if method == "ct":
+        w = {"num_bits": bits, "type": "int", "symmetric": sym,
+             "strategy": ("tensor" if group == 0 else
+                          "channel" if group == -1 else "group"),
+             "group_size": group if group > 0 else None,
+             "actorder": "group" if act else None, "dynamic": False}
+        cfg["quantization_config"] = {
+            "quant_method": "compressed-tensors",
+            "format": fmt + "-quantized",
+            "config_groups": {"group_0": {"targets": ["Linear"],
+                                          "weights": w,
+                                          "input_activations": None}},
+            "ignore": ["lm_head"], "quantization_status": "compressed"}
+    else:
+        cfg["quantization"] = {"group_size": group, "bits": bits}
+        cfg["quantization_config"] = dict(cfg["quantization"])
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+    np.savez(os.path.join(d, "reference.npz"), **refs)
+
+
 def reference(d):
     with np.load(os.path.join(d, "reference.npz")) as z:
         return {k: z[k] for k in z.files}
@@ -268,7 +449,9 @@ def floats(d, out, dtype):
             sys.exit("%s: byte %d differs from the reference" % (name, e))
     passed = 0
     for name, (dt, shape, raw) in src.items():
-        if name.endswith((".qweight", ".qzeros", ".scales", ".g_idx")):
+        if name in refs:
+            continue
+        if name.endswith(PACKED):
             if name in got:
                 sys.exit("%s: a packed part is still in %s" % (name, out))
             continue
@@ -353,7 +536,53 @@ def hostile(d, kind):
     cfg_path = os.path.join(d, "config.json")
     cfg = json.load(open(cfg_path))
     q = cfg["quantization_config"]
-    if kind == "no-qzeros":
+    qc = cfg.get("quantization_config", {})
+    w = (qc.get("config_groups", {}).get("group_0", {}).get("weights", {}))
+    if kind == "ct-no-scale":
+        del t[m + "weight_scale"]
+    elif kind == "ct-no-shape":
+        del t[m + "weight_shape"]
+    elif kind == "ct-shape":  # 8 more input features than packed
+        t[m + "weight_shape"] = ("I64", np.array([64, 264], np.int64))
+    elif kind == "ct-bits":
+        w["num_bits"] = 8
+    elif kind == "ct-zp-sym":  # a zero point stored for a symmetric scheme
+        t[m + "weight_zero_point"] = ("I32", np.zeros((8, 8), np.int32))
+    elif kind == "ct-zp-shape":
+        dt, a = t[m + "weight_zero_point"]
+        t[m + "weight_zero_point"] = (dt, a[:, :-1])
+    elif kind == "ct-g-idx":
+        dt, a = t[m + "weight_g_idx"]
+        a = a.copy()
+        a[3] = 99
+        t[m + "weight_g_idx"] = (dt, a)
+    elif kind == "ct-float":
+        qc["format"] = "float-quantized"
+    elif kind == "ct-block":
+        w["strategy"] = "block"
+    elif kind == "ct-orphan":
+        t["model.extra.weight_zero_point"] = t[m + "weight_scale"]
+    elif kind == "mlx-no-biases":
+        del t[m + "biases"]
+    elif kind == "mlx-group":
+        cfg["quantization"]["group_size"] = 32
+    elif kind == "mlx-mode":
+        cfg["quantization"]["mode"] = "mxfp4"
+    elif kind == "mlx-bits":
+        cfg["quantization"]["bits"] = 7
+    elif kind == "mlx-layer":  # one module quantized otherwise
+        cfg["quantization"][m[:-1]] = {"group_size": 64, "bits": 8}
+    elif kind == "mlx-off":
+        cfg["quantization"][m[:-1]] = False
+    elif kind == "mlx-biases-dtype":
+        dt, a = t[m + "biases"]
+        t[m + "biases"] = ("F32", a.astype(np.float32))
+    elif kind == "mlx-tiny-bias":  # a bias float16 holds only rounded
+        dt, a = t[m + "biases"]
+        a = a.copy()
+        a[0, 0] = 0x3381  # bf16 (1 + 2^-7) * 2^-24: no float16 holds it
+        t[m + "biases"] = (dt, a)
+    elif kind == "no-qzeros":
         del t[m + "qzeros"]
     elif kind == "no-scales":
         del t[m + "scales"]
@@ -408,6 +637,18 @@ SWEEP = [
     ("gptq 8 64 asym v2", "8-bit asymmetric codes"),
     ("awq 4 128 asym", "is not exact in float16"),
     ("awq 4 32 asym coarse", "Q4_1"), ("awq 4 64 asym coarse 7", "Q4_1"),
+    ("ct pack 4 128 sym", "Q4_0"), ("ct pack 4 32 sym bf16", "Q4_0"),
+    ("ct pack 4 -1 asym coarse", "Q4_1"),
+    ("ct pack 4 64 asym", "is not exact in float16"),
+    ("ct pack 4 32 sym act", "are not contiguous runs of 32"),
+    ("ct pack 8 -1 sym", "Q8_0"), ("ct pack 8 0 sym bf16", "Q8_0"),
+    ("ct pack 2 32 sym", "2-bit symmetric codes have no exact ggml type"),
+    ("ct pack 3 64 asym act", "3-bit asymmetric codes"),
+    ("ct naive 8 -1 sym", "Q8_0"), ("ct naive 8 128 asym", "8-bit asymmetric"),
+    ("mlx 4 64", "Q4_1"), ("mlx 4 32 bf16", "Q4_1"), ("mlx 4 128 3", "Q4_1"),
+    ("mlx 5 64", "Q5_1"), ("mlx 2 32", "2-bit affine codes"),
+    ("mlx 3 64 bf16", "3-bit affine codes"), ("mlx 6 128", "6-bit affine"),
+    ("mlx 8 32", "8-bit affine codes"),
 ]
 
 

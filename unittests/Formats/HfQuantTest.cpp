@@ -319,4 +319,86 @@ TEST(HfQuantConfig, FieldsAndRefusals) {
   }
 }
 
+TEST(HfQuantConfig, CompressedTensorsAndMlx) {
+  auto parse = [](const std::string &text) {
+    return parseHfQuantConfig(reinterpret_cast<const uint8_t *>(text.data()),
+                              text.size(), "c.json");
+  };
+  auto ct = parse(R"({"quantization_config": {
+      "quant_method": "compressed-tensors", "format": "pack-quantized",
+      "config_groups": {
+        "group_0": {"targets": ["Linear"], "weights": {"num_bits": 4,
+          "type": "int", "symmetric": false, "group_size": 32,
+          "actorder": "group"}},
+        "group_1": {"targets": ["re:.*down_proj"], "weights": {"num_bits": 8,
+          "strategy": "channel"}, "format": "naive-quantized"},
+        "acts": {"targets": ["Linear"], "weights": null},
+        "W4A16": ["re:.*gate_proj"]}}})");
+  ASSERT_TRUE(ct) << ct.status().message();
+  ASSERT_TRUE(*ct);
+  EXPECT_EQ((*ct)->method, HfQuantMethod::CompressedTensors);
+  const std::vector<HfCtWeightArgs> &g = (*ct)->ctGroups;
+  ASSERT_EQ(g.size(), 3u);
+  // nlohmann's object: keys in sorted order.
+  EXPECT_EQ(g[0].group, "W4A16");
+  EXPECT_EQ(g[0].bits, 4u);
+  EXPECT_TRUE(g[0].symmetric);
+  EXPECT_EQ(g[0].groupSize, 128);
+  EXPECT_EQ(g[1].group, "group_0");
+  EXPECT_EQ(g[1].strategy, "group");
+  EXPECT_FALSE(g[1].symmetric);
+  EXPECT_TRUE(g[1].actorder);
+  EXPECT_EQ(g[1].groupSize, 32);
+  EXPECT_EQ(g[2].format, "naive-quantized");
+  EXPECT_EQ(g[2].strategy, "channel");
+  EXPECT_EQ(g[2].bits, 8u);
+  auto mlx = parse(R"({"quantization": {"group_size": 32, "bits": 3,
+      "model.layers.0.mlp.down_proj": {"group_size": 128, "bits": 8},
+      "lm_head": false}, "quantization_config": {"group_size": 32,
+      "bits": 3}})");
+  ASSERT_TRUE(mlx) << mlx.status().message();
+  ASSERT_TRUE(*mlx);
+  EXPECT_EQ((*mlx)->method, HfQuantMethod::Mlx);
+  EXPECT_EQ((*mlx)->bits, 3u);
+  EXPECT_EQ((*mlx)->groupSize, 32);
+  ASSERT_EQ((*mlx)->mlxLayers.size(), 2u);
+  EXPECT_EQ((*mlx)->mlxLayers[0].first, "lm_head");
+  EXPECT_FALSE((*mlx)->mlxLayers[0].second.quantized);
+  EXPECT_EQ((*mlx)->mlxLayers[1].second.bits, 8u);
+  EXPECT_EQ((*mlx)->mlxLayers[1].second.groupSize, 128);
+  for (
+      const char *bad : {
+          R"({"quantization_config": {"quant_method": "compressed-tensors",
+               "format": "float-quantized", "config_groups": {"g": {
+               "weights": {"num_bits": 8, "type": "float"}}}}})",
+          R"({"quantization_config": {"quant_method": "compressed-tensors",
+               "format": "pack-quantized"}})",
+          R"({"quantization_config": {"quant_method": "compressed-tensors",
+               "format": "pack-quantized", "config_groups": {"g": {
+               "weights": {"num_bits": 1}}}}})",
+          R"({"quantization_config": {"quant_method": "compressed-tensors",
+               "format": "naive-quantized", "config_groups": {"g": {
+               "weights": {"num_bits": 4}}}}})",
+          R"({"quantization_config": {"quant_method": "compressed-tensors",
+               "format": "pack-quantized", "config_groups": {"g": {
+               "weights": {"num_bits": 4, "strategy": "group"}}}}})",
+          R"({"quantization_config": {"quant_method": "compressed-tensors",
+               "format": "pack-quantized", "config_groups": {"W2": ["x"]}}})",
+          R"({"quantization_config": {"quant_method": "compressed-tensors",
+               "format": "pack-quantized", "config_groups": {"g": {
+               "weights": {"num_bits": 4, "actorder": 3}}}}})",
+          R"({"quantization": {"bits": 4, "group_size": 48}})",
+          R"({"quantization": {"bits": 7, "group_size": 64}})",
+          R"({"quantization": {"bits": 4, "group_size": 64, "mode": "nvfp4"}})",
+          R"({"quantization": {"bits": 4, "group_size": 64,
+               "m.q": {"bits": "4"}}})",
+          R"({"quantization": 3})"}) {
+    auto r = parse(bad);
+    EXPECT_FALSE(r) << bad;
+    if (!r)
+      EXPECT_NE(r.status().message().find("c.json"), std::string::npos)
+          << r.status().message();
+  }
+}
+
 } // namespace

@@ -7,7 +7,9 @@
 // .safetensors file or an index set), or one safetensors file read with a
 // scheme named on the command line, seen as quantized weights of the Quant
 // layer: each quantized linear layer's packed tensors (GPTQ's qweight,
-// qzeros, scales, g_idx; AWQ's GEMM qweight, qzeros, scales) become one
+// qzeros, scales, g_idx; AWQ's GEMM qweight, qzeros, scales;
+// compressed-tensors' weight_packed, weight_scale, weight_zero_point,
+// weight_shape, weight_g_idx; MLX's weight, scales, biases) become one
 // quant::QuantizedWeight of logical shape [out_features, in_features] named
 // MODULE.weight; every other tensor passes through. docs/quant.md section 8
 // gives each scheme's layout, with the reference code it comes from.
@@ -36,10 +38,37 @@
 
 namespace vmpack::formats {
 
-enum class HfQuantMethod : uint8_t { Gptq, Awq };
+enum class HfQuantMethod : uint8_t { Gptq, Awq, CompressedTensors, Mlx };
 
-/// "gptq", "awq".
+/// "gptq", "awq", "compressed-tensors", "mlx".
 const char *hfQuantMethodName(HfQuantMethod method);
+
+/// The weight arguments of one compressed-tensors config group
+/// (QuantizationArgs of quant_args.py, with the group's or the config's
+/// format).
+struct HfCtWeightArgs {
+  /// The config_groups key, for messages.
+  std::string group;
+  /// "pack-quantized" or "naive-quantized".
+  std::string format;
+  unsigned bits = 8;
+  bool symmetric = true;
+  /// "group", "channel" or "tensor".
+  std::string strategy;
+  /// Elements of `in` per group (strategy "group"), else 0.
+  int64_t groupSize = 0;
+  /// "actorder" set: weight_g_idx may hold a permutation.
+  bool actorder = false;
+};
+
+/// MLX: one module's bits and group size, from an entry of "quantization"
+/// named after the module.
+struct HfMlxLayer {
+  unsigned bits = 4;
+  int64_t groupSize = 64;
+  /// false: the entry is `false`, the module is not quantized.
+  bool quantized = true;
+};
 
 /// The facts of a quantization_config that the layout depends on.
 struct HfQuantConfig {
@@ -55,23 +84,39 @@ struct HfQuantConfig {
   /// GPTQ: "gptq" (zero points stored minus one) or "gptq_v2"; empty when
   /// the config does not say (then the data decides).
   std::string checkpointFormat;
+  /// compressed-tensors: every config group's weight arguments.
+  std::vector<HfCtWeightArgs> ctGroups;
+  /// MLX: the modules with their own entry in "quantization".
+  std::vector<std::pair<std::string, HfMlxLayer>> mlxLayers;
+  /// The quantization object as the file has it (JSON text), written back
+  /// when the weights are kept as stored.
+  std::string sourceJson;
   /// Where the config came from, for messages.
   std::string where;
 };
 
-/// Parses a config.json (its "quantization_config" object), a
-/// quantize_config.json (AutoGPTQ, GPTQModel) or a quant_config.json
-/// (AutoAWQ: w_bit, q_group_size, zero_point, version). Format errors name
+/// Parses a config.json (its "quantization_config" object, or MLX's
+/// "quantization"), a quantize_config.json (AutoGPTQ, GPTQModel) or a
+/// quant_config.json (AutoAWQ: w_bit, q_group_size, zero_point, version).
+/// compressed-tensors: "format" and every config group's "weights"
+/// (num_bits, type int, symmetric, strategy, group_size, actorder; a preset
+/// name W4A16, W4A16_ASYM or W8A16 as the group's key); formats other than
+/// pack-quantized and naive-quantized are refused. MLX: "group_size",
+/// "bits", "mode" affine, and per-module entries. Format errors name
 /// `where` and the field; an unknown quant_method, checkpoint_format or AWQ
-/// version, bits other than 2, 3, 4, 8 (4 for AWQ) or a group size that is
-/// neither -1 nor positive are refused. Returns nullopt when the JSON is
-/// valid and has no quantization config at all.
+/// version, bits other than 2, 3, 4, 8 (4 for AWQ; 2..8 for
+/// compressed-tensors, 8 for naive-quantized; 2, 3, 4, 5, 6, 8 for MLX) or
+/// a group size that is neither -1 nor positive (32, 64, 128 for MLX) are
+/// refused. Returns nullopt when the JSON is valid and has no quantization
+/// config at all.
 StatusOr<std::optional<HfQuantConfig>>
 parseHfQuantConfig(const uint8_t *data, size_t size, const std::string &where);
 
 /// The config --scheme=NAME stands for, for a safetensors file without
 /// one: "gptq" (v1 zero points), "gptq_v2" or "awq"; bits and group size
-/// are then read from the tensors' shapes. Nullopt for another name.
+/// are then read from the tensors' shapes. Nullopt for another name
+/// (compressed-tensors and MLX need their config: the shapes do not tell
+/// the bits).
 std::optional<HfQuantConfig> hfQuantConfigForScheme(std::string_view name);
 
 /// One quantized linear layer.
@@ -86,12 +131,22 @@ struct HfQuantLinear {
   int64_t out = 0, in = 0;
   /// GPTQ v1: a stored zero point is the zero point minus one.
   bool zerosMinusOne = false;
+  /// compressed-tensors naive-quantized: one int8 per code (qweight is
+  /// MODULE.weight, I8 [out, in]).
+  bool naive = false;
+  /// compressed-tensors strategy "tensor": one scale for the whole weight.
+  bool oneScale = false;
+  /// compressed-tensors: the config group the weight belongs to.
+  std::string ctGroup;
   /// Every zero point is 2^(bits-1) (or there are none: AWQ without zero
   /// points), found from the data.
   bool symmetric = false;
   /// The stored tensors (MODULE.qweight, ...); gIdx.data is null when
-  /// there is no g_idx.
-  TensorSource qweight, qzeros, scales, gIdx;
+  /// there is no g_idx. compressed-tensors: weight_packed (or the int8
+  /// weight), weight_zero_point (null when symmetric), weight_scale,
+  /// weight_g_idx, and weight_shape in `shapeTensor`. MLX: weight, biases
+  /// (as qzeros), scales.
+  TensorSource qweight, qzeros, scales, gIdx, shapeTensor;
   /// "f16", "bf16" or "f32": the scales' type.
   std::string scaleType;
 
@@ -177,7 +232,8 @@ StatusOr<TensorSource> hfLinearAsFloats(const HfQuantLinear &linear,
 std::vector<TensorSource> hfLinearStored(const HfQuantLinear &linear);
 
 /// `linear` stored as the Hugging Face scheme `target` ("gptq" with v1 zero
-/// points, "gptq_v2" or "awq"): MODULE.qweight, MODULE.qzeros,
+/// points, "gptq_v2" or "awq"), from GPTQ or AWQ (compressed-tensors and
+/// MLX weights are refused, naming the tensor): MODULE.qweight, MODULE.qzeros,
 /// MODULE.scales and, for GPTQ, MODULE.g_idx, built word by word while a
 /// writer asks for them (quant/HfRepack.h). Its own scheme (and GPTQ v1 <->
 /// v2) keeps qweight, scales and g_idx as stored; AWQ <-> GPTQ needs 4-bit
@@ -195,9 +251,9 @@ std::string hfQuantConfigJson(std::string_view target, unsigned bits,
                               int64_t groupSize, bool sym);
 
 /// `configJson` (a config.json) with its "quantization_config" replaced by
-/// `quantization` (JSON text), or removed when that is empty; every other
-/// key kept in order. A config that is not a JSON object is an error
-/// naming `where`.
+/// `quantization` (JSON text), or removed when that is empty (and MLX's
+/// "quantization" with it); every other key kept in order. A config that is not
+/// a JSON object is an error naming `where`.
 StatusOr<std::string> rewriteHfConfig(const uint8_t *configJson, size_t size,
                                       const std::string &quantization,
                                       const std::string &where);
