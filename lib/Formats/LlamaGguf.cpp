@@ -15,6 +15,7 @@
 
 #include "BoundedJson.h"
 #include "vmpack/Formats/HfQuant.h"
+#include "vmpack/Formats/SentencePiece.h"
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Quant/Dequantize.h"
 #include "vmpack/Quant/GgmlTypes.h"
@@ -23,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -81,8 +83,16 @@ uint32_t ggmlTypeOf(const TensorInfo &t) {
   }
 }
 // llama_token_type (include/llama.h) for tokenizer.ggml.token_type.
-constexpr int32_t kTokenNormal = 1, kTokenControl = 3, kTokenUserDefined = 4,
-                  kTokenUnused = 5;
+// SentencePiece's piece types have the same numbers (SentencePiece.h).
+constexpr int32_t kTokenNormal = 1, kTokenUnknown = 2, kTokenControl = 3,
+                  kTokenUserDefined = 4, kTokenUnused = 5, kTokenByte = 6;
+static_assert(kTokenNormal == SentencePieceModel::kNormal &&
+                  kTokenUnknown == SentencePieceModel::kUnknown &&
+                  kTokenControl == SentencePieceModel::kControl &&
+                  kTokenUserDefined == SentencePieceModel::kUserDefined &&
+                  kTokenUnused == SentencePieceModel::kUnused &&
+                  kTokenByte == SentencePieceModel::kByte,
+              "llama_token_type and SentencePiece's types agree");
 
 bool isDirectory(const std::string &path) {
   struct stat st;
@@ -98,13 +108,9 @@ std::string joinPath(const std::string &folder, const std::string &name) {
                                                  : folder + "/" + name;
 }
 
-/// The file at `path` parsed as JSON; nullopt when absent and not required.
-StatusOr<std::optional<json>> readJson(const std::string &path, bool required) {
-  if (!isFile(path)) {
-    if (!required)
-      return std::optional<json>();
-    return Status::invalidArgument("'" + path + "' is missing");
-  }
+/// The bytes of the file at `path` (a JSON file or a tokenizer model), at
+/// most kMaxJsonBytes of them.
+StatusOr<std::string> readSmallFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Status::ioError("'" + path + "': cannot open it");
@@ -116,6 +122,20 @@ StatusOr<std::optional<json>> readJson(const std::string &path, bool required) {
   std::string text(size_t(size), '\0');
   if (!in.read(text.data(), size))
     return Status::ioError("'" + path + "': cannot read it");
+  return text;
+}
+
+/// The file at `path` parsed as JSON; nullopt when absent and not required.
+StatusOr<std::optional<json>> readJson(const std::string &path, bool required) {
+  if (!isFile(path)) {
+    if (!required)
+      return std::optional<json>();
+    return Status::invalidArgument("'" + path + "' is missing");
+  }
+  StatusOr<std::string> bytes = readSmallFile(path);
+  if (!bytes)
+    return bytes.status();
+  const std::string &text = *bytes;
   StatusOr<json> parsed =
       parseBoundedJson(reinterpret_cast<const uint8_t *>(text.data()),
                        text.size(), kMaxJsonDepth, "'" + path + "'");
@@ -143,6 +163,18 @@ GgufValue stringArray(std::vector<std::string> v) {
   value.type = GgufType::Array;
   value.elementType = GgufType::String;
   value.strings = std::move(v);
+  return value;
+}
+GgufValue f32Array(const std::vector<float> &v) {
+  GgufValue value;
+  value.type = GgufType::Array;
+  value.elementType = GgufType::Float32;
+  value.scalars.reserve(v.size());
+  for (float x : v) {
+    uint32_t bits;
+    std::memcpy(&bits, &x, 4);
+    value.scalars.push_back(bits);
+  }
   return value;
 }
 GgufValue int32Array(const std::vector<int32_t> &v) {
@@ -643,6 +675,259 @@ std::optional<std::string> specialContent(const json &config, const char *key) {
   return std::nullopt;
 }
 
+/// The special token ids, add_bos/add_eos and the chat template, for both
+/// vocabularies: tokenizer_config.json's special tokens by content first,
+/// then config.json's ids, then `fallback`'s (the order of gguf-py's
+/// SpecialVocab); add_bos_token and add_eos_token from
+/// tokenizer_config.json, else from tokenizer.json's TemplateProcessing
+/// (`tj`, when there is one), else llama.cpp's defaults for the vocabulary
+/// (a SentencePiece one adds BOS).
+Status addSpecialTokens(GgufMetadata &md,
+                        const std::map<std::string, uint64_t> &idOf,
+                        const std::map<std::string, uint64_t> &fallback,
+                        const json &tc, const json *tj, const json &config,
+                        const Hparams &h, const std::string &path,
+                        const std::string &configPath, bool spmDefaults) {
+  std::map<std::string, uint64_t> special;
+  for (auto [key, gguf] :
+       {std::pair<const char *, const char *>{"bos_token", "bos"},
+        {"eos_token", "eos"},
+        {"unk_token", "unknown"},
+        {"pad_token", "padding"}}) {
+    std::optional<std::string> content = specialContent(tc, key);
+    if (!content)
+      continue;
+    auto it = idOf.find(*content);
+    if (it == idOf.end())
+      return Status::formatError("'" + configPath + "': " + key + " '" +
+                                 *content + "' is not a token of '" + path +
+                                 "'");
+    special[gguf] = it->second;
+  }
+  for (auto [key, gguf] :
+       {std::pair<const char *, const char *>{"bos_token_id", "bos"},
+        {"eos_token_id", "eos"},
+        {"pad_token_id", "padding"}}) {
+    if (special.count(gguf))
+      continue;
+    auto it = config.find(key);
+    if (it == config.end() || it->is_null())
+      continue;
+    const json &v = it->is_array() && !it->empty() ? (*it)[0] : *it;
+    if (!v.is_number_unsigned() || v.get<uint64_t>() >= h.vocab)
+      return Status::formatError("config.json: '" + std::string(key) + "' is " +
+                                 it->dump() +
+                                 ", not a token id below vocab_size");
+    special[gguf] = v.get<uint64_t>();
+  }
+  for (const auto &[name, id] : fallback)
+    special.emplace(name, id);
+  // add_bos_token/add_eos_token: tokenizer_config.json's, else whether
+  // tokenizer.json's TemplateProcessing puts a special token first (last).
+  auto addSpecial = [&](const char *key, bool first) -> bool {
+    if (tc.contains(key) && tc[key].is_boolean())
+      return tc[key].get<bool>();
+    const bool byDefault = first && spmDefaults;
+    if (!tj || !tj->contains("post_processor") ||
+        !(*tj)["post_processor"].is_object())
+      return byDefault;
+    const json *pp = &(*tj)["post_processor"];
+    if (pp->value("type", "") == "Sequence" && pp->contains("processors") &&
+        (*pp)["processors"].is_array()) {
+      const json *found = nullptr;
+      for (const json &p : (*pp)["processors"])
+        if (p.is_object() && p.value("type", "") == "TemplateProcessing")
+          found = &p;
+      if (!found)
+        return byDefault;
+      pp = found;
+    }
+    if (pp->value("type", "") != "TemplateProcessing" ||
+        !pp->contains("single") || !(*pp)["single"].is_array() ||
+        (*pp)["single"].empty())
+      return byDefault;
+    const json &piece =
+        first ? (*pp)["single"].front() : (*pp)["single"].back();
+    return piece.is_object() && piece.contains("SpecialToken");
+  };
+
+  for (const char *name : {"bos", "eos", "unknown", "padding"})
+    if (special.count(name))
+      md.push_back({std::string("tokenizer.ggml.") + name + "_token_id",
+                    GgufValue::uint32(uint32_t(special[name]))});
+  md.push_back({"tokenizer.ggml.add_bos_token",
+                boolValue(addSpecial("add_bos_token", true))});
+  md.push_back({"tokenizer.ggml.add_eos_token",
+                boolValue(addSpecial("add_eos_token", false))});
+  if (tc.contains("chat_template") && tc["chat_template"].is_string())
+    md.push_back({"tokenizer.chat_template",
+                  GgufValue::string(tc["chat_template"].get<std::string>())});
+  return Status::ok();
+}
+
+/// ggml's does_token_look_special (convert_hf_to_gguf.py): added tokens
+/// that models mark as not special but that are control tokens.
+bool looksSpecial(const std::string &t) {
+  auto wraps = [&](std::string_view open, std::string_view close) {
+    return t.size() >= open.size() + close.size() &&
+           t.compare(0, open.size(), open) == 0 &&
+           t.compare(t.size() - close.size(), close.size(), close) == 0;
+  };
+  return t == "<pad>" || t == "<mask>" || t == "<2mass>" || t == "[@BOS@]" ||
+         wraps("<|", "|>") || wraps("<\xef\xbd\x9c", "\xef\xbd\x9c>") ||
+         wraps("<unused", ">");
+}
+
+/// tokenizer.model (SentencePiece) as llama.cpp's "llama" vocabulary, as
+/// convert_hf_to_gguf.py's _create_vocab_sentencepiece builds it
+/// (docs/llama.md, "SentencePiece vocabulary").
+Status addSentencePieceVocabulary(GgufMetadata &md, const std::string &folder,
+                                  const std::string &path, const Hparams &h,
+                                  const json &config) {
+  StatusOr<std::string> bytes = readSmallFile(path);
+  if (!bytes)
+    return bytes.status();
+  StatusOr<SentencePieceModel> spm = readSentencePieceModel(
+      reinterpret_cast<const uint8_t *>(bytes->data()), bytes->size());
+  if (!spm)
+    return spm.status().withContext("'" + path + "': ");
+  auto cannot = [&](const std::string &what) {
+    return Status::unsupported(
+        "'" + path + "': " + what +
+        ", which llama.cpp's SentencePiece vocabulary (tokenizer.ggml.model "
+        "llama) does not do; pass --no-vocab to write the model without a "
+        "vocabulary");
+  };
+  // llama.cpp's SPM tokenizer merges the best-scoring pair first, which is
+  // SentencePiece's BPE; it does no normalization but escaping spaces as
+  // U+2581 and the optional leading space.
+  if (spm->modelType != SentencePieceModel::kBpe)
+    return cannot("the model is " + sentencePieceModelTypeName(spm->modelType) +
+                  " (trainer_spec.model_type), not BPE: its segmentation "
+                  "differs from BPE's merges");
+  if (spm->hasCharsmap || spm->hasNormalizationRules ||
+      !(spm->normalizerName.empty() || spm->normalizerName == "identity"))
+    return cannot("it normalizes text ('" + spm->normalizerName + "' rules)");
+  if (spm->removeExtraWhitespaces)
+    return cannot("it removes extra whitespace "
+                  "(normalizer_spec.remove_extra_whitespaces)");
+  if (!spm->escapeWhitespaces)
+    return cannot("it keeps spaces unescaped "
+                  "(normalizer_spec.escape_whitespaces is false)");
+  if (spm->pieces.size() > h.vocab)
+    return Status::formatError(
+        "'" + path + "': " + std::to_string(spm->pieces.size()) +
+        " pieces, more than config.json's vocab_size " +
+        std::to_string(h.vocab) + " (the rows of the embedding)");
+
+  std::vector<std::string> tokens(h.vocab);
+  std::vector<float> scores(h.vocab, -10000.0f);
+  std::vector<int32_t> types(h.vocab, kTokenUnused);
+  for (uint64_t i = 0; i < h.vocab; ++i)
+    tokens[i] = "[PAD" + std::to_string(i) + "]";
+  for (size_t i = 0; i < spm->pieces.size(); ++i) {
+    const SentencePieceModel::Piece &p = spm->pieces[i];
+    tokens[i] = p.text;
+    scores[i] = p.score;
+    // The converter keeps NORMAL for USER_DEFINED pieces.
+    types[i] =
+        p.type == SentencePieceModel::kUserDefined ? kTokenNormal : p.type;
+  }
+  auto place = [&](const std::string &file, uint64_t id,
+                   const std::string &text, int32_t type) -> Status {
+    if (id >= h.vocab)
+      return Status::formatError(
+          "'" + file + "': token id " + std::to_string(id) + " ('" + text +
+          "') is beyond config.json's vocab_size " + std::to_string(h.vocab));
+    if (text.empty())
+      return cannot("'" + file + "' adds an empty token");
+    tokens[id] = text;
+    scores[id] = -1000.0f;
+    types[id] = type;
+    return Status::ok();
+  };
+  // added_tokens.json, then tokenizer_config.json's added_tokens_decoder.
+  const std::string addedPath = joinPath(folder, "added_tokens.json");
+  StatusOr<std::optional<json>> added = readJson(addedPath, false);
+  if (!added)
+    return added.status();
+  if (*added) {
+    if (!(*added)->is_object())
+      return Status::formatError("'" + addedPath +
+                                 "' is not an object of token ids");
+    for (const auto &[text, id] : (*added)->items()) {
+      if (!id.is_number_unsigned())
+        return Status::formatError("'" + addedPath + "': '" + text +
+                                   "' is not a token id");
+      if (Status st =
+              place(addedPath, id.get<uint64_t>(), text, kTokenUserDefined);
+          !st)
+        return st;
+    }
+  }
+  const std::string configPath = joinPath(folder, "tokenizer_config.json");
+  StatusOr<std::optional<json>> tokConfig = readJson(configPath, false);
+  if (!tokConfig)
+    return tokConfig.status();
+  const json tc = *tokConfig ? **tokConfig : json::object();
+  if (tc.contains("added_tokens_decoder")) {
+    const json &decoder = tc["added_tokens_decoder"];
+    if (!decoder.is_object())
+      return Status::formatError("'" + configPath +
+                                 "': added_tokens_decoder is not an object");
+    for (const auto &[key, t] : decoder.items()) {
+      char *end = nullptr;
+      unsigned long long id = std::strtoull(key.c_str(), &end, 10);
+      if (key.empty() || *end || !t.is_object() || !t.contains("content") ||
+          !t["content"].is_string())
+        return Status::formatError("'" + configPath +
+                                   "': added_tokens_decoder['" + key +
+                                   "'] is not a token id with its content");
+      std::string text = t["content"].get<std::string>();
+      int32_t type = kTokenControl;
+      if (!t.value("special", false) && !looksSpecial(text)) {
+        // A user-defined token is pre-normalized: U+2581 back to spaces.
+        for (size_t at; (at = text.find("\xe2\x96\x81")) != std::string::npos;)
+          text.replace(at, 3, " ");
+        type = kTokenUserDefined;
+      }
+      if (Status st = place(configPath, id, text, type); !st)
+        return st;
+    }
+  }
+  std::map<std::string, uint64_t> idOf;
+  for (uint64_t i = 0; i < h.vocab; ++i)
+    if (!idOf.emplace(tokens[i], i).second)
+      return cannot("token '" + tokens[i] + "' has two ids (" +
+                    std::to_string(idOf[tokens[i]]) + " and " +
+                    std::to_string(i) + ")");
+
+  // The trainer's ids (-1: none) are the last resort, as llama.cpp's own
+  // defaults for this vocabulary are the trainer's defaults.
+  std::map<std::string, uint64_t> fallback;
+  for (auto [name, id] : {std::pair<const char *, int32_t>{"bos", spm->bosId},
+                          {"eos", spm->eosId},
+                          {"unknown", spm->unkId},
+                          {"padding", spm->padId}})
+    if (id >= 0 && uint64_t(id) < spm->pieces.size())
+      fallback[name] = uint64_t(id);
+
+  StatusOr<std::optional<json>> tokJson =
+      readJson(joinPath(folder, "tokenizer.json"), false);
+  if (!tokJson)
+    return tokJson.status();
+  md.push_back({"tokenizer.ggml.model", GgufValue::string("llama")});
+  md.push_back({"tokenizer.ggml.pre", GgufValue::string("default")});
+  md.push_back({"tokenizer.ggml.tokens", stringArray(std::move(tokens))});
+  md.push_back({"tokenizer.ggml.scores", f32Array(scores)});
+  md.push_back({"tokenizer.ggml.token_type", int32Array(types)});
+  md.push_back(
+      {"tokenizer.ggml.add_space_prefix", boolValue(spm->addDummyPrefix)});
+  return addSpecialTokens(md, idOf, fallback, tc,
+                          *tokJson ? &**tokJson : nullptr, config, h, path,
+                          configPath, true);
+}
+
 Status addVocabulary(GgufMetadata &md, const std::string &folder,
                      const Hparams &h, const json &config,
                      const LlamaGgufOptions &options) {
@@ -650,12 +935,17 @@ Status addVocabulary(GgufMetadata &md, const std::string &folder,
     md.push_back({"tokenizer.ggml.model", GgufValue::string("none")});
     return Status::ok();
   }
+  // tokenizer.model first, as llama.cpp's converter does for these models.
+  const std::string spmPath = joinPath(folder, "tokenizer.model");
+  if (isFile(spmPath))
+    return addSentencePieceVocabulary(md, folder, spmPath, h, config);
   const std::string path = joinPath(folder, "tokenizer.json");
   if (!isFile(path))
     return Status::invalidArgument(
         "'" + path +
-        "' is missing: vmpack reads the vocabulary from a Hugging Face "
-        "tokenizer.json (BPE); pass --no-vocab to write a model without one");
+        "' is missing: vmpack reads the vocabulary from a SentencePiece "
+        "tokenizer.model or a Hugging Face tokenizer.json (BPE); pass "
+        "--no-vocab to write a model without one");
   StatusOr<std::optional<json>> tokJson = readJson(path, true);
   if (!tokJson)
     return tokJson.status();
@@ -683,7 +973,8 @@ Status addVocabulary(GgufMetadata &md, const std::string &folder,
     return cannot("the tokenizer model is '" + type + "', not BPE");
   if (model.value("byte_fallback", false))
     return cannot("the BPE falls back to <0xNN> byte tokens "
-                  "(byte_fallback, SentencePiece style)");
+                  "(byte_fallback, SentencePiece style: its tokenizer.model "
+                  "converts, when it is in the folder)");
   if (tj.contains("normalizer") && !tj["normalizer"].is_null() &&
       !(tj["normalizer"].is_object() &&
         tj["normalizer"].value("type", "") == "NFC"))
@@ -796,90 +1087,19 @@ Status addVocabulary(GgufMetadata &md, const std::string &folder,
     }
   }
 
-  // Special tokens: tokenizer_config.json's by content first, then
-  // config.json's ids (the order of gguf-py's SpecialVocab).
-  std::map<std::string, uint64_t> special;
-  for (auto [key, gguf] :
-       {std::pair<const char *, const char *>{"bos_token", "bos"},
-        {"eos_token", "eos"},
-        {"unk_token", "unknown"},
-        {"pad_token", "padding"}}) {
-    std::optional<std::string> content = specialContent(tc, key);
-    if (!content)
-      continue;
-    auto it = idOf.find(*content);
-    if (it == idOf.end())
-      return Status::formatError("'" + configPath + "': " + key + " '" +
-                                 *content + "' is not a token of '" + path +
-                                 "'");
-    special[gguf] = it->second;
-  }
-  for (auto [key, gguf] :
-       {std::pair<const char *, const char *>{"bos_token_id", "bos"},
-        {"eos_token_id", "eos"},
-        {"pad_token_id", "padding"}}) {
-    if (special.count(gguf))
-      continue;
-    auto it = config.find(key);
-    if (it == config.end() || it->is_null())
-      continue;
-    const json &v = it->is_array() && !it->empty() ? (*it)[0] : *it;
-    if (!v.is_number_unsigned() || v.get<uint64_t>() >= h.vocab)
-      return Status::formatError("config.json: '" + std::string(key) + "' is " +
-                                 it->dump() +
-                                 ", not a token id below vocab_size");
-    special[gguf] = v.get<uint64_t>();
-  }
-  if (model.contains("unk_token") && model["unk_token"].is_string() &&
-      !special.count("unknown")) {
+  std::map<std::string, uint64_t> fallback;
+  if (model.contains("unk_token") && model["unk_token"].is_string()) {
     auto it = idOf.find(model["unk_token"].get<std::string>());
     if (it != idOf.end())
-      special["unknown"] = it->second;
+      fallback["unknown"] = it->second;
   }
-  // add_bos_token/add_eos_token: tokenizer_config.json's, else whether
-  // tokenizer.json's TemplateProcessing puts a special token first (last).
-  auto addSpecial = [&](const char *key, bool first) -> bool {
-    if (tc.contains(key) && tc[key].is_boolean())
-      return tc[key].get<bool>();
-    if (!tj.contains("post_processor") || !tj["post_processor"].is_object())
-      return false;
-    const json *pp = &tj["post_processor"];
-    if (pp->value("type", "") == "Sequence" && pp->contains("processors") &&
-        (*pp)["processors"].is_array()) {
-      const json *found = nullptr;
-      for (const json &p : (*pp)["processors"])
-        if (p.is_object() && p.value("type", "") == "TemplateProcessing")
-          found = &p;
-      if (!found)
-        return false;
-      pp = found;
-    }
-    if (pp->value("type", "") != "TemplateProcessing" ||
-        !pp->contains("single") || !(*pp)["single"].is_array() ||
-        (*pp)["single"].empty())
-      return false;
-    const json &piece =
-        first ? (*pp)["single"].front() : (*pp)["single"].back();
-    return piece.is_object() && piece.contains("SpecialToken");
-  };
-
   md.push_back({"tokenizer.ggml.model", GgufValue::string("gpt2")});
   md.push_back({"tokenizer.ggml.pre", GgufValue::string(pre)});
   md.push_back({"tokenizer.ggml.tokens", stringArray(std::move(texts))});
   md.push_back({"tokenizer.ggml.token_type", int32Array(types)});
   md.push_back({"tokenizer.ggml.merges", stringArray(std::move(merges))});
-  for (const char *name : {"bos", "eos", "unknown", "padding"})
-    if (special.count(name))
-      md.push_back({std::string("tokenizer.ggml.") + name + "_token_id",
-                    GgufValue::uint32(uint32_t(special[name]))});
-  md.push_back({"tokenizer.ggml.add_bos_token",
-                boolValue(addSpecial("add_bos_token", true))});
-  md.push_back({"tokenizer.ggml.add_eos_token",
-                boolValue(addSpecial("add_eos_token", false))});
-  if (tc.contains("chat_template") && tc["chat_template"].is_string())
-    md.push_back({"tokenizer.chat_template",
-                  GgufValue::string(tc["chat_template"].get<std::string>())});
-  return Status::ok();
+  return addSpecialTokens(md, idOf, fallback, tc, &tj, config, h, path,
+                          configPath, false);
 }
 
 std::string folderName(std::string folder) {

@@ -15,6 +15,8 @@
 #include "vmpack/Formats/OutputFile.h"
 #include "vmpack/Formats/TypeTable.h"
 
+#include "ProtobufFields.h"
+
 #include <google/protobuf/io/coded_stream.h>
 
 #include <algorithm>
@@ -31,11 +33,12 @@ using namespace vmpack;
 using namespace vmpack::formats;
 using google::protobuf::io::CodedInputStream;
 using google::protobuf::io::CodedOutputStream;
+using vmpack::formats::protobuf::bytesOf;
+using vmpack::formats::protobuf::Field;
+using vmpack::formats::protobuf::Fields;
+using namespace vmpack::formats::protobuf::wire;
 
 namespace {
-
-// Wire types.
-constexpr uint32_t kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5;
 
 // Field numbers (onnx.proto).
 namespace model {
@@ -64,91 +67,6 @@ namespace entry {
 constexpr uint32_t kKey = 1, kValue = 2;
 }
 constexpr int32_t kOnnxString = 8;
-
-/// One field of a message: its number and wire type, its value (varint and
-/// fixed wire types) or payload (length-delimited), and where the whole
-/// field, tag included, lies in the model.
-struct Field {
-  uint32_t number = 0, wireType = 0;
-  uint64_t value = 0;
-  uint64_t offset = 0, length = 0;
-  uint64_t fieldBegin = 0, fieldEnd = 0;
-};
-
-/// The fields of the message at [begin, end) of `base`, in order.
-class Fields {
-public:
-  Fields(const uint8_t *base, uint64_t begin, uint64_t end)
-      : base(base), begin(begin), size(end - begin),
-        in(base + begin, int(end - begin)) {}
-
-  /// False at the end of the message; an error for a malformed field.
-  StatusOr<bool> next(Field &f) {
-    f.fieldBegin = begin + uint64_t(in.CurrentPosition());
-    uint32_t tag = in.ReadTag();
-    if (tag == 0) {
-      if (uint64_t(in.CurrentPosition()) == size &&
-          f.fieldBegin == begin + size)
-        return false;
-      return error("a malformed field tag");
-    }
-    f.number = tag >> 3;
-    f.wireType = tag & 7;
-    f.value = 0;
-    f.length = 0;
-    switch (f.wireType) {
-    case kVarint:
-      if (!in.ReadVarint64(&f.value))
-        return error("a truncated varint");
-      break;
-    case kFixed64:
-      if (!in.ReadLittleEndian64(&f.value))
-        return error("a truncated 64-bit field");
-      break;
-    case kFixed32: {
-      uint32_t v = 0;
-      if (!in.ReadLittleEndian32(&v))
-        return error("a truncated 32-bit field");
-      f.value = v;
-    } break;
-    case kLen: {
-      uint64_t n = 0;
-      if (!in.ReadVarint64(&n))
-        return error("a truncated length");
-      uint64_t at = uint64_t(in.CurrentPosition());
-      if (n > size - at)
-        return error("field " + std::to_string(f.number) + " of " +
-                     std::to_string(n) + " bytes runs past the end of its " +
-                     "message (" + std::to_string(size - at) + " bytes left)");
-      f.offset = begin + at;
-      f.length = n;
-      if (!in.Skip(int(n)))
-        return error("a truncated field");
-    } break;
-    default:
-      return error("field " + std::to_string(f.number) + " has wire type " +
-                   std::to_string(f.wireType) +
-                   " (groups are not used by ONNX)");
-    }
-    f.fieldEnd = begin + uint64_t(in.CurrentPosition());
-    return true;
-  }
-
-private:
-  Status error(const std::string &what) const {
-    return Status::formatError(
-        what + " at byte " +
-        std::to_string(begin + uint64_t(in.CurrentPosition())));
-  }
-  const uint8_t *base;
-  uint64_t begin, size;
-  CodedInputStream in;
-};
-
-std::string_view bytesOf(const uint8_t *base, const Field &f) {
-  return std::string_view(reinterpret_cast<const char *>(base + f.offset),
-                          size_t(f.length));
-}
 
 /// A byte range of varints or fixed-width values of one repeated field.
 struct Run {

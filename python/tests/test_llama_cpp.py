@@ -908,3 +908,126 @@ def test_folder_needs_gguf_output(tmp_path):
     r = convert(tmp_path / "nothing.gguf", tmp_path / "x.safetensors",
                 "--no-vocab")
     assert r.returncode == 2 and "--no-vocab" in r.stderr, r.stderr
+
+
+# --- a SentencePiece vocabulary ---------------------------------------------
+# Llama 2 and Mistral ship tokenizer.model, a SentencePiece BPE model. The
+# tests train one with SentencePiece itself (Debian's python3-sentencepiece)
+# with Llama's settings, and require llama.cpp's tokenizer, loaded from the
+# converted vocabulary, to give the ids SentencePiece gives.
+
+SPM_TEXTS = TEXTS + ["héllo wörld ✓ ünïcödé", " leading space",
+                     "tabs\tand  double  spaces", "x"]
+# Llama 2's tokenizer.model settings (its trainer_spec and normalizer_spec).
+LLAMA_SPM = dict(model_type="bpe", vocab_size=300, byte_fallback=True,
+                 character_coverage=1.0, normalization_rule_name="identity",
+                 remove_extra_whitespaces=False, add_dummy_prefix=True,
+                 split_digits=True, allow_whitespace_only_pieces=True,
+                 unk_id=0, bos_id=1, eos_id=2, pad_id=-1)
+
+
+def sentencepiece():
+    try:
+        import sentencepiece as spm
+    except ImportError:
+        pytest.skip("python3-sentencepiece is not installed "
+                    "(scripts/install-deps.sh installs it): the "
+                    "SentencePiece models are trained with it")
+    return spm
+
+
+def train_spm(folder, **changes):
+    """Writes folder/tokenizer.model; returns its SentencePieceProcessor."""
+    import io
+    spm = sentencepiece()
+    settings = dict(LLAMA_SPM, **changes)
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(CORPUS.split("\n") * 4), model_writer=model,
+        minloglevel=2, **settings)
+    (folder / "tokenizer.model").write_bytes(model.getvalue())
+    return spm.SentencePieceProcessor(model_proto=model.getvalue())
+
+
+def test_llama_cpp_tokenizer_matches_sentencepiece(tmp_path, llama):
+    folder = tmp_path / "tiny-llama"
+    c, stored, _ = make_checkpoint(folder, "llama")
+    # tokenizer.model is read before tokenizer.json, as llama.cpp's own
+    # converter does.
+    sp = train_spm(folder)
+    out = tmp_path / "model.gguf"
+    r = convert(folder, out)
+    assert r.returncode == 0, r.stderr
+    got, (bos, eos) = llama.tokenize(out, SPM_TEXTS)
+    want = [sp.encode(t) for t in SPM_TEXTS]
+    assert got == want
+    assert any(sp.id_to_piece(i).startswith("<0x") for ids in want
+               for i in ids), "no byte fallback was used"
+    assert any(len(sp.id_to_piece(i)) > 2 for ids in want for i in ids), \
+        "no merge was used"
+    assert (bos, eos) == (sp.bos_id(), sp.eos_id()) == (1, 2)
+    with_bos, _ = llama.tokenize(out, SPM_TEXTS[:1], add_special=True)
+    assert with_bos[0] == [1] + want[0]
+    # The model runs, and the vocabulary padded to vocab_size (300 pieces,
+    # 320 rows) changes nothing in the logits.
+    got = llama.run(out, PROMPT)
+    assert relative_difference(got, reference_logits(stored, c, PROMPT)) < \
+        F32_TOLERANCE
+
+
+def test_sentencepiece_added_tokens(tmp_path, llama):
+    """added_tokens.json and tokenizer_config.json's added_tokens_decoder
+    place tokens after the pieces, as llama.cpp's converter does: special
+    ones as control tokens, the others as user-defined text."""
+    folder = tmp_path / "tiny-llama"
+    make_checkpoint(folder, "llama")
+    (folder / "tokenizer.json").unlink()
+    sp = train_spm(folder)
+    (folder / "added_tokens.json").write_text(json.dumps({"<tool>": 300}))
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    config["added_tokens_decoder"] = {
+        "301": {"content": "<|im_end|>", "special": False},
+        "302": {"content": "fox\u2581jumps", "special": False}}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    out = tmp_path / "model.gguf"
+    r = convert(folder, out)
+    assert r.returncode == 0, r.stderr
+    got, _ = llama.tokenize(out, ["the fox jumps", "a <tool> b"])
+    # "fox jumps" (pre-normalized: U+2581 back to a space) is one
+    # user-defined token; <tool> too.
+    assert 302 in got[0], got
+    assert 300 in got[1], got
+    # <|im_end|> looks special: a control token, parsed only when asked.
+    plain, _ = llama.tokenize(out, ["<|im_end|>"])
+    assert 301 not in plain[0] and plain[0] == sp.encode("<|im_end|>")
+
+
+@pytest.mark.parametrize("changes,message", [
+    (dict(model_type="unigram"), "the model is UNIGRAM"),
+    (dict(normalization_rule_name="nmt_nfkc"), "it normalizes text"),
+    (dict(remove_extra_whitespaces=True), "it removes extra whitespace"),
+])
+def test_sentencepiece_llama_cpp_cannot_run_is_refused(tmp_path, changes,
+                                                       message):
+    folder = tmp_path / "tiny-llama"
+    make_checkpoint(folder, "llama")
+    train_spm(folder, **changes)
+    out = tmp_path / "model.gguf"
+    r = convert(folder, out)
+    assert r.returncode == 1, r.stderr
+    assert message in r.stderr and "tokenizer.model" in r.stderr and \
+        "--no-vocab" in r.stderr, r.stderr
+    assert not out.exists()
+
+
+def test_damaged_sentencepiece_model_is_refused(tmp_path):
+    folder = tmp_path / "tiny-llama"
+    make_checkpoint(folder, "llama")
+    train_spm(folder)
+    model = (folder / "tokenizer.model").read_bytes()
+    (folder / "tokenizer.model").write_bytes(model[:len(model) // 2])
+    out = tmp_path / "model.gguf"
+    r = convert(folder, out)
+    assert r.returncode == 1 and "SentencePiece model" in r.stderr and \
+        "tokenizer.model" in r.stderr, r.stderr
+    assert not out.exists()
