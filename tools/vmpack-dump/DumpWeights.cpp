@@ -142,10 +142,6 @@ uint64_t ggufAlignment(const WeightFile &file) {
   return kGgufDefaultAlignment;
 }
 
-/// docs/dump-json.md. A ggml block tensor is shown as its stored bytes
-/// (tensor<LENGTHxui8>, byte encoding), its ggml type and its logical
-/// shape, as the .vmpk segment vmpack-convert makes of it; safetensors
-/// promises no alignment and neither format has checksums.
 int printJson(FileFormat format, const Files &files,
               const StringMetadata &metadata) {
   JsonDocument doc;
@@ -153,25 +149,8 @@ int printJson(FileFormat format, const Files &files,
   for (size_t fi = 0; fi < files.size(); ++fi) {
     const WeightFile &f = *files[fi];
     doc.files.push_back({f.path, f.map->size(), f.tensors.size(), "null"});
-    for (const TensorInfo &t : f.tensors) {
-      JsonTensor j;
-      j.name = t.name;
-      ElementType stored =
-          t.isOpaque() ? *parseElementType("ui8") : t.elementType;
-      std::vector<int64_t> storedShape =
-          t.isOpaque() ? std::vector<int64_t>{int64_t(t.length)} : t.shape;
-      j.type = tensorTypeString(stored, storedShape);
-      j.elementType = toString(stored);
-      j.shape = t.shape;
-      j.encoding = encodingName(t.isOpaque() ? Encoding::Byte : t.encoding);
-      j.file = fi;
-      j.offset = t.offset;
-      j.length = t.length;
-      if (format == FileFormat::Gguf)
-        j.alignment = ggufAlignment(f);
-      j.ggmlType = t.ggmlBlockType;
-      doc.tensors.push_back(std::move(j));
-    }
+    for (const TensorInfo &t : f.tensors)
+      doc.tensors.push_back(weightTensorJson(f, t, fi));
   }
   doc.metadata = metadata;
   printJsonDocument(doc);
@@ -198,6 +177,26 @@ int extract(const Files &files, const DumpOptions &options) {
 }
 
 } // namespace
+
+JsonTensor vmpack::dump::weightTensorJson(const WeightFile &f,
+                                          const TensorInfo &t, size_t file) {
+  JsonTensor j;
+  j.name = t.name;
+  ElementType stored = t.isOpaque() ? *parseElementType("ui8") : t.elementType;
+  std::vector<int64_t> storedShape =
+      t.isOpaque() ? std::vector<int64_t>{int64_t(t.length)} : t.shape;
+  j.type = tensorTypeString(stored, storedShape);
+  j.elementType = toString(stored);
+  j.shape = t.shape;
+  j.encoding = encodingName(t.isOpaque() ? Encoding::Byte : t.encoding);
+  j.file = file;
+  j.offset = t.offset;
+  j.length = t.length;
+  if (f.format == FileFormat::Gguf)
+    j.alignment = ggufAlignment(f);
+  j.ggmlType = t.ggmlBlockType;
+  return j;
+}
 
 int vmpack::dump::dumpWeights(FileFormat format, const DumpOptions &options) {
   StatusOr<Files> files = openWeightSet(options.modulePath, format);

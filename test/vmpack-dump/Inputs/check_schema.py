@@ -42,6 +42,25 @@ def problems(validator, doc):
     for a in doc["aliases"]:
         if a["target"] not in names:
             return "alias %r: no tensor %r" % (a["name"], a["target"])
+    if doc["format"] == "huggingface":
+        # Each quantized weight's tensors are listed, naming it.
+        for w in doc["extra"]["weights"]:
+            for part, name in w["tensors"].items():
+                t = [t for t in doc["tensors"] if t["name"] == name]
+                if not t or t[0]["extra"] != {"weight": w["name"],
+                                              "part": part}:
+                    return "weight %r: its %s %r is not listed as its %s" % (
+                        w["name"], part, name, part)
+        weights = {w["name"]: w for w in doc["extra"]["weights"]}
+        for t in doc["tensors"]:
+            w, part = t["extra"]["weight"], t["extra"]["part"]
+            if (w is None) != (part is None):
+                return "tensor %r: a weight without a part" % t["name"]
+            if w is not None and (
+                    w not in weights or
+                    weights[w]["tensors"].get(part) != t["name"]):
+                return "tensor %r: weight %r has no %s %r" % (t["name"], w,
+                                                             part, t["name"])
     return None
 
 
@@ -95,6 +114,18 @@ def damaged(doc):
         if doc["format"] == "safetensors":
             change("an alignment safetensors does not have",
                    lambda d: t0(d).__setitem__("alignment", 8))
+        if doc["format"] == "huggingface":
+            change("an alignment safetensors does not have",
+                   lambda d: t0(d).__setitem__("alignment", 8))
+            change("a tensor of a weight that is not listed",
+                   lambda d: t0(d).__setitem__(
+                       "extra", {"weight": "nothing", "part": "qweight"}))
+            change("a weight without one of its tensors",
+                   lambda d: d["extra"]["weights"][0]["tensors"].popitem())
+            change("a weight of 7 bits",
+                   lambda d: d["extra"]["weights"][0].__setitem__("bits", 7))
+            change("an unknown method",
+                   lambda d: d["extra"].__setitem__("method", "bnb"))
         if doc["format"] == "gguf":
             change("a GGUF tensor without its alignment",
                    lambda d: t0(d).__setitem__("alignment", None))
