@@ -17,6 +17,7 @@
 #include "vmpack/Formats/HfQuant.h"
 #include "vmpack/Formats/SentencePiece.h"
 #include "vmpack/Formats/Shards.h"
+#include "vmpack/Formats/TypeTable.h"
 #include "vmpack/Quant/Dequantize.h"
 #include "vmpack/Quant/GgmlTypes.h"
 
@@ -260,7 +261,46 @@ struct Hparams {
   std::optional<std::string> ropeScalingType;
   double ropeScalingFactor = 1;
   std::optional<uint64_t> ropeOriginalContext;
+  /// rope_scaling of type llama3 (Llama 3.1 and later): written as the
+  /// rope_freqs tensor.
+  struct Llama3Rope {
+    double factor, lowFreqFactor, highFreqFactor, originalContext;
+  };
+  std::optional<Llama3Rope> llama3Rope;
 };
+
+/// rope_freqs.weight for llama3 rope scaling: for each rotated pair i of a
+/// head, the number llama.cpp divides the pair's frequency
+/// theta^(-2i/head_dim) by, as convert_hf_to_gguf.py computes it for
+/// LlamaModel (and transformers' _compute_llama3_parameters scales
+/// inv_freq): 1 for wavelengths 2*pi/freq below original_context /
+/// high_freq_factor, `factor` above original_context / low_freq_factor,
+/// and 1 / ((1 - smooth) / factor + smooth) between, with smooth =
+/// (original_context / wavelength - low_freq_factor) / (high_freq_factor -
+/// low_freq_factor). Computed in double and rounded to float32 once.
+std::vector<float> llama3RopeFactors(const Hparams &h) {
+  const Hparams::Llama3Rope &r = *h.llama3Rope;
+  const double lowWavelength = r.originalContext / r.lowFreqFactor;
+  const double highWavelength = r.originalContext / r.highFreqFactor;
+  std::vector<float> factors;
+  for (uint64_t i = 0; 2 * i < h.headDim; ++i) {
+    const double freq =
+        1.0 / std::pow(h.ropeTheta, double(2 * i) / double(h.headDim));
+    const double wavelength = 2 * M_PI / freq;
+    double f;
+    if (wavelength < highWavelength) {
+      f = 1;
+    } else if (wavelength > lowWavelength) {
+      f = r.factor;
+    } else {
+      const double smooth = (r.originalContext / wavelength - r.lowFreqFactor) /
+                            (r.highFreqFactor - r.lowFreqFactor);
+      f = 1 / ((1 - smooth) / r.factor + smooth);
+    }
+    factors.push_back(float(f));
+  }
+  return factors;
+}
 
 StatusOr<Hparams> readHparams(const Config &c) {
   Hparams h;
@@ -424,11 +464,30 @@ StatusOr<Hparams> readHparams(const Config &c) {
                             "original_max_position_embeddings");
         h.ropeOriginalContext = uint64_t(*orig);
       }
+    } else if (type == "llama3") {
+      if (h.arch != "llama")
+        return Status::unsupported("'" + c.file() + "': " + key +
+                                   " type 'llama3' is converted for llama "
+                                   "models only");
+      std::optional<double> factor = number("factor");
+      double low = number("low_freq_factor").value_or(1.0);
+      double high = number("high_freq_factor").value_or(4.0);
+      double orig = number("original_max_position_embeddings").value_or(8192.0);
+      if (!factor || !(*factor > 0))
+        return c.bad(key, "has type 'llama3' and no positive factor");
+      if (!(low > 0) || !(high > 0) || low == high || !(orig > 0))
+        return c.bad(key, "has type 'llama3' with low_freq_factor " +
+                              std::to_string(low) + ", high_freq_factor " +
+                              std::to_string(high) +
+                              " and original_max_position_embeddings " +
+                              std::to_string(orig) +
+                              " (positive, the two factors different)");
+      h.llama3Rope = Hparams::Llama3Rope{*factor, low, high, orig};
     } else if (!type.empty() && type != "default") {
       return Status::unsupported(
           "'" + c.file() + "': " + key + " type '" + type +
-          "' is not converted (linear and yarn are); llama.cpp would rope "
-          "the model differently from Hugging Face");
+          "' is not converted (linear, yarn and llama3 are); llama.cpp "
+          "would rope the model differently from Hugging Face");
     }
   }
   return h;
@@ -1256,6 +1315,21 @@ vmpack::formats::planLlamaGguf(const std::string &folder,
     return Status::ok();
   };
 
+  if (h.llama3Rope) {
+    // Computed here: the first tensor, as llama.cpp's converter writes it.
+    auto factors =
+        std::make_shared<const std::vector<float>>(llama3RopeFactors(h));
+    TensorSource rope;
+    rope.info.elementType = floatElement(ScalarKind::F32);
+    rope.info.encoding = interopEncoding(rope.info.elementType);
+    rope.info.shape = {int64_t(factors->size())};
+    rope.info.length = factors->size() * 4;
+    rope.produce = [factors](uint64_t first, uint64_t n, uint8_t *dst) {
+      std::memcpy(
+          dst, reinterpret_cast<const uint8_t *>(factors->data()) + first, n);
+    };
+    emit(std::move(rope), "rope_freqs.weight");
+  }
   if (Status s = plain("model.embed_tokens.weight", "token_embd.weight",
                        {vocab, embd}, "vocab_size x hidden_size");
       !s)

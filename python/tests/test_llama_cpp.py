@@ -116,6 +116,20 @@ def rotate_half(x):
     return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
 
 
+def llama3_inv_freq(inv_freq, r):
+    """transformers' _compute_llama3_parameters (modeling_rope_utils.py):
+    low frequencies divided by `factor`, high ones kept, a smooth blend
+    between."""
+    old, low, high = (r["original_max_position_embeddings"],
+                      r["low_freq_factor"], r["high_freq_factor"])
+    wavelen = 2 * np.pi / inv_freq
+    scaled = np.where(wavelen > old / low, inv_freq / r["factor"], inv_freq)
+    smooth = (old / wavelen - low) / (high - low)
+    blended = (1 - smooth) * scaled / r["factor"] + smooth * scaled
+    medium = ~(wavelen < old / high) & ~(wavelen > old / low)
+    return np.where(medium, blended, scaled)
+
+
 def reference_logits(w, c, ids):
     """Logits of every position, float64, as transformers computes them."""
     h = c["hidden_size"]
@@ -125,6 +139,9 @@ def reference_logits(w, c, ids):
     n = len(ids)
     x = w["model.embed_tokens.weight"][ids]
     inv_freq = 1.0 / theta ** (np.arange(0, hd, 2) / hd)
+    scaling = c.get("rope_scaling") or {}
+    if scaling.get("rope_type") == "llama3":
+        inv_freq = llama3_inv_freq(inv_freq, scaling)
     angles = np.outer(np.arange(n), inv_freq)
     cos = np.cos(np.concatenate([angles, angles], axis=-1))
     sin = np.sin(np.concatenate([angles, angles], axis=-1))
@@ -607,6 +624,31 @@ def test_llama_cpp_without_permutation_differs(tmp_path, llama):
         F32_TOLERANCE
 
 
+def test_llama_cpp_runs_llama3_rope_scaling(tmp_path, llama):
+    """rope_scaling of type llama3 (Llama 3.1) becomes the rope_freqs
+    tensor, with which llama.cpp's logits match transformers' scaled
+    rope; the unscaled rope does not match them."""
+    folder = tmp_path / "tiny-llama3"
+    c, stored, _ = make_checkpoint(folder, "llama")
+    # head_dim 16, theta 1e4: wavelengths 6.3, 19.9, 62.8, 199, ... so with
+    # an original context of 64 one pair is kept, two are blended and five
+    # are divided by the factor.
+    c["rope_scaling"] = {"rope_type": "llama3", "factor": 8.0,
+                         "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                         "original_max_position_embeddings": 64}
+    (folder / "config.json").write_text(json.dumps(c))
+    out = tmp_path / "model.gguf"
+    r = convert(folder, out)
+    assert r.returncode == 0, r.stderr
+    got = llama.run(out, PROMPT)
+    diff = relative_difference(got, reference_logits(stored, c, PROMPT))
+    print(f"llama3 rope: {diff:.3g} of the largest logit")
+    assert diff < F32_TOLERANCE
+    plain = dict(c, rope_scaling=None)
+    assert relative_difference(got, reference_logits(stored, plain,
+                                                     PROMPT)) > 1e-4
+
+
 TEXTS = ["the quick brown fox", "hello world, hello there!",
          "the dog's hat was red 12345", "  spaced   out\nnew lines",
          "over and over; x+y=z"]
@@ -877,6 +919,12 @@ def edit_tokenizer(folder, edit):
     (lambda f: edit_config(f, rope_scaling={"rope_type": "dynamic",
                                             "factor": 2.0}),
      "rope_scaling type 'dynamic' is not converted"),
+    (lambda f: edit_config(f, rope_scaling={"rope_type": "llama3",
+                                            "low_freq_factor": 1.0}),
+     "has type 'llama3' and no positive factor"),
+    (lambda f: edit_config(f, rope_scaling={
+        "rope_type": "llama3", "factor": 8.0, "low_freq_factor": 2.0,
+        "high_freq_factor": 2.0}), "the two factors different"),
     (lambda f: edit_tokenizer(f, lambda t: t["model"].update(type="Unigram")),
      "the tokenizer model is 'Unigram', not BPE, which llama.cpp's BPE "
      "vocabulary (tokenizer.ggml.model gpt2) cannot represent"),
