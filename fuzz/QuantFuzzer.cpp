@@ -11,10 +11,21 @@
 //  - repack: the data as a group-quantized weight (code type, group size,
 //    scale type and offsets from the next bytes) through repackToGgml, which
 //    must refuse or give blocks that decode to decodeGroupQuant's bits.
+//  - quantize: the data as float32 rows through quantizeGgmlBlocks for
+//    Q4_0 ... Q8_0, whose blocks must decode; every float16 pattern in the
+//    data must survive ggmlFloatToHalf(ggmlHalfToFloat(h)) unless a NaN;
+//    and the data as a --quant value and a vmpack.planar.NAME record
+//    (formats::parseQuantTarget, parsePlanarRecord), which must name a type
+//    with a planar form spelled as the data (any case) or be refused.
 //
 //===----------------------------------------------------------------------===//
 
+#include "vmpack/Formats/GgmlConvert.h"
 #include "vmpack/Quant/GgmlPlanar.h"
+#include "vmpack/Quant/GgmlQuantize.h"
+
+#include <cctype>
+#include <string>
 
 #include <cstdlib>
 #include <cstring>
@@ -151,6 +162,39 @@ void fuzzRepack(const uint8_t *data, size_t size) {
   check(sameBits(want.data(), got.data(), rows * k));
 }
 
+void fuzzQuantize(const uint8_t *data, size_t size) {
+  uint64_t blocks = std::min<uint64_t>(size / 128, kMaxBlocks);
+  std::vector<float> x(blocks * 32), got(blocks * 32);
+  std::memcpy(x.data(), data, x.size() * 4);
+  for (uint32_t t : {kGgmlQ4_0, kGgmlQ4_1, kGgmlQ5_0, kGgmlQ5_1, kGgmlQ8_0}) {
+    std::vector<uint8_t> out(blocks * ggmlBlockBytes(t));
+    check(quantizeGgmlBlocks(t, x.data(), blocks, out.data()).isOk());
+    check(decodeGgmlBlocks(t, out.data(), blocks, got.data()).isOk());
+  }
+  for (size_t i = 0; i + 1 < size; i += 2) {
+    uint16_t h = uint16_t(data[i] | data[i + 1] << 8);
+    if ((h & 0x7C00) != 0x7C00 || (h & 0x3FF) == 0)
+      check(ggmlFloatToHalf(ggmlHalfToFloat(h)) == h);
+  }
+  std::string text(reinterpret_cast<const char *>(data),
+                   std::min<size_t>(size, 64));
+  auto sameName = [&](uint32_t type) {
+    const char *name = ggmlTypeTraits(type)->name;
+    if (std::strlen(name) != text.size())
+      return false;
+    for (size_t i = 0; i < text.size(); ++i)
+      if (std::tolower(uint8_t(text[i])) != std::tolower(uint8_t(name[i])))
+        return false;
+    return true;
+  };
+  if (std::optional<uint32_t> t = vmpack::formats::parsePlanarRecord(text))
+    check(hasGgmlPlanarForm(*t) && sameName(*t));
+  if (std::optional<vmpack::formats::QuantTarget> q =
+          vmpack::formats::parseQuantTarget(text);
+      q && q->kind == vmpack::formats::QuantTarget::Ggml)
+    check(hasGgmlPlanarForm(q->ggmlType) && sameName(q->ggmlType));
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -158,7 +202,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   static const std::vector<uint32_t> types = blockTypes();
   uint32_t type = types[data[0] % types.size()];
-  uint8_t mode = data[1] % 3;
+  uint8_t mode = data[1] % 4;
   data += 2;
   size -= 2;
   if (mode == 0)
@@ -167,6 +211,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzzPlanar(type, data, size);
   else if (mode == 2)
     fuzzRepack(data, size);
+  else if (mode == 3)
+    fuzzQuantize(data, size);
   else
     fuzzDecode(type, data, size);
   return 0;

@@ -14,6 +14,7 @@
 #include "vmpack/Formats/LlamaGguf.h"
 
 #include "BoundedJson.h"
+#include "vmpack/Formats/GgmlConvert.h"
 #include "vmpack/Formats/HfQuant.h"
 #include "vmpack/Formats/SentencePiece.h"
 #include "vmpack/Formats/Shards.h"
@@ -1240,8 +1241,32 @@ vmpack::formats::planLlamaGguf(const std::string &folder,
         if (options.dequantize)
           return hfLinearAsFloats(l, *options.dequantize);
         StatusOr<uint32_t> type = hfGgmlTarget(l, options.ggmlType);
+        if (!type && options.allowRounding && options.ggmlType &&
+            type.status().code() == archive::StatusCode::Format) {
+          // Not exact: the values requantized by ggml's reference
+          // quantizer (GgmlConvert.h), the errors reported.
+          StatusOr<TensorSource> floats =
+              hfLinearAsFloats(l, quant::FloatType::F32);
+          if (!floats)
+            return floats.status();
+          RoundingReport report;
+          StatusOr<TensorSource> blocks =
+              convertGgmlTensor(*floats, *options.ggmlType, true, &report);
+          if (blocks)
+            plan.warnings.push_back(
+                roundingReportText(l.weight.name,
+                                   std::string(hfQuantMethodName(l.method)) +
+                                       " " + std::to_string(l.bits) + "-bit",
+                                   *options.ggmlType, l.weight.shape, report));
+          return blocks;
+        }
         if (!type)
-          return type.status().withContext("'" + folder + "': ");
+          return Status::error(
+              type.status().code(),
+              "'" + folder + "': " + type.status().message() +
+                  (type.status().code() == archive::StatusCode::Format
+                       ? " (--quant=TYPE --allow-rounding requantizes it)"
+                       : ""));
         return hfLinearAsGgml(l, *type);
       }();
       if (!t)

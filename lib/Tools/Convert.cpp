@@ -6,6 +6,7 @@
 #include "vmpack/Archive/Format.h"
 #include "vmpack/Formats/DequantSplit.h"
 #include "vmpack/Formats/DequantizeTensor.h"
+#include "vmpack/Formats/GgmlConvert.h"
 #include "vmpack/Formats/GgufValueText.h"
 #include "vmpack/Formats/HfQuant.h"
 #include "vmpack/Formats/LlamaGguf.h"
@@ -14,6 +15,8 @@
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/WeightFile.h"
 #include "vmpack/Pack/Convert.h"
+#include "vmpack/Quant/GgmlPlanar.h"
+#include "vmpack/Quant/GgmlQuantize.h"
 #include "vmpack/Tools/ToolSupport.h"
 
 #include <algorithm>
@@ -59,6 +62,7 @@ public:
     return Status::ok();
   }
   const GgufMetadata &merged() const { return all; }
+  GgufMetadata &merged() { return all; }
 
 private:
   GgufMetadata all;
@@ -149,21 +153,26 @@ Status applyEncoding(std::vector<TensorSource> &tensors, Encoding encoding) {
   return Status::ok();
 }
 
-/// --quant's value: a ggml block type, or 0 for a Hugging Face scheme kept
-/// as stored.
-std::optional<uint32_t> parseHfQuantTarget(const std::string &name) {
-  if (name == "gptq" || name == "gptq_v2" || name == "awq")
+/// --quant's value for a Hugging Face checkpoint: a ggml block type
+/// hfGgmlTarget makes (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0), or 0 for a Hugging
+/// Face scheme; nullopt for the targets that are for ggml blocks only.
+std::optional<uint32_t> hfQuantTarget(const std::string &name) {
+  std::optional<QuantTarget> t = parseQuantTarget(name);
+  if (!t)
+    return std::nullopt;
+  if (t->kind == QuantTarget::HfScheme)
     return 0u;
-  static const std::pair<const char *, uint32_t> kTypes[] = {
-      {"q4_0", quant::kGgmlQ4_0},
-      {"q4_1", quant::kGgmlQ4_1},
-      {"q5_0", quant::kGgmlQ5_0},
-      {"q5_1", quant::kGgmlQ5_1},
-      {"q8_0", quant::kGgmlQ8_0}};
-  for (const auto &[n, t] : kTypes)
-    if (name == n)
-      return t;
+  if (t->kind == QuantTarget::Ggml && quant::hasGgmlQuantizer(t->ggmlType))
+    return t->ggmlType;
   return std::nullopt;
+}
+
+Status notForHf(const std::string &quant, const std::string &path) {
+  return Status::unsupported(
+      "--quant=" + quant + ": '" + path +
+      "' is a Hugging Face checkpoint, whose quantized weights become q4_0, "
+      "q4_1, q5_0, q5_1 or q8_0 blocks, or gptq, gptq_v2 or awq tensors; " +
+      quant + " is for ggml blocks and planar sets");
 }
 
 /// -o DIR/: a Hugging Face model directory.
@@ -201,7 +210,7 @@ Status writeText(const std::string &path, const std::string &text) {
 
 /// Counts for the summary line of one scheme.
 struct SchemeCounts {
-  std::map<std::string, size_t> repacked, rewritten;
+  std::map<std::string, size_t> repacked, rounded, rewritten;
   size_t stored = 0, dequantized = 0, others = 0;
 };
 
@@ -338,6 +347,208 @@ writeModelDirectory(const ConvertOptions &options,
   return Status::ok();
 }
 
+/// The MLIR spelling a planar part is checked against: signless integers
+/// (what --dequant-split writes, and what readers give back for si4) as
+/// the signed ones they are.
+std::string planarTypeSpelling(const ElementType &type) {
+  std::string t = toString(type);
+  if (t.size() > 1 && t[0] == 'i' &&
+      t.find_first_not_of("0123456789", 1) == std::string::npos)
+    return "s" + t;
+  return t;
+}
+
+const std::string *stringValue(const GgufMetadata &metadata,
+                               const std::string &key) {
+  for (const GgufKeyValue &kv : metadata)
+    if (kv.key == key)
+      return kv.value.type == GgufType::String && kv.value.strings.size() == 1
+                 ? &kv.value.strings[0]
+                 : nullptr;
+  return nullptr;
+}
+
+bool hasKey(const GgufMetadata &metadata, const std::string &key) {
+  for (const GgufKeyValue &kv : metadata)
+    if (kv.key == key)
+      return true;
+  return false;
+}
+
+void eraseKey(GgufMetadata &metadata, const std::string &key) {
+  for (auto it = metadata.begin(); it != metadata.end(); ++it)
+    if (it->key == key) {
+      metadata.erase(it);
+      return;
+    }
+}
+
+/// --quant=planar|ggml|TYPE (and --dequant-split) on the tensors of every
+/// input: ggml block tensors split into planar sets (recorded in
+/// `metadata`), planar sets joined into blocks (their records dropped),
+/// blocks converted into TYPE. docs/quant.md, section 9.
+Status
+applyQuantTarget(const ConvertOptions &options,
+                 std::vector<TensorSource> &tensors, GgufMetadata &metadata,
+                 const std::function<void(const std::string &)> &warn,
+                 const std::function<void(const std::string &)> &progress) {
+  QuantTarget target;
+  if (options.dequantSplit)
+    target.kind = QuantTarget::Planar;
+  else if (options.quant)
+    target = *parseQuantTarget(*options.quant);
+  else
+    return Status::ok();
+  if (target.kind == QuantTarget::HfScheme)
+    return Status::ok();
+  std::vector<TensorSource> out;
+  if (target.kind == QuantTarget::Planar) {
+    for (TensorSource &t : tensors) {
+      if (!t.info.isOpaque() ||
+          !quant::hasGgmlPlanarForm(*t.info.ggmlBlockType)) {
+        out.push_back(std::move(t));
+        continue;
+      }
+      if (Status s = checkGgmlBlockTensor(t.info); !s)
+        return s;
+      const std::string key = planarRecordKey(t.info.name);
+      eraseKey(metadata, key);
+      metadata.push_back(
+          {key, GgufValue::string(
+                    quant::ggmlTypeTraits(*t.info.ggmlBlockType)->name)});
+      progress("'" + t.info.name + "': ggml " +
+               quant::ggmlTypeTraits(*t.info.ggmlBlockType)->name +
+               " -> planar");
+      for (TensorSource &p : planarSplit(t, options.dequantSplit))
+        out.push_back(std::move(p));
+    }
+  } else {
+    // Planar sets: NAME.q with its parts beside it, of the type recorded
+    // for NAME, else (unrecorded) the one type --quant names or, for
+    // --quant=ggml, the one type whose planar form they fit.
+    std::map<std::string, size_t> byName;
+    for (size_t i = 0; i < tensors.size(); ++i)
+      byName.emplace(tensors[i].info.name, i);
+    const std::string prefix = planarRecordKey("");
+    for (const GgufKeyValue &kv : metadata)
+      if (kv.key.compare(0, prefix.size(), prefix) == 0 &&
+          !byName.count(kv.key.substr(prefix.size()) + ".q"))
+        return Status::formatError(
+            "metadata key " + quoteName(kv.key) +
+            " records a planar set, but there is no tensor " +
+            quoteName(kv.key.substr(prefix.size()) + ".q"));
+    std::vector<bool> taken(tensors.size(), false);
+    std::map<size_t, TensorSource> joined; // at the codes' position
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const std::string &full = tensors[i].info.name;
+      if (tensors[i].info.isOpaque() || full.size() < 3 ||
+          full.compare(full.size() - 2, 2, ".q") != 0)
+        continue;
+      const std::string name = full.substr(0, full.size() - 2);
+      std::vector<quant::PlanarTensorInfo> infos;
+      std::vector<size_t> members;
+      for (size_t j = 0; j < tensors.size(); ++j) {
+        const TensorInfo &t = tensors[j].info;
+        if (t.name.compare(0, name.size() + 1, name + ".") != 0 || t.isOpaque())
+          continue;
+        std::optional<uint64_t> packed =
+            storedSize(t.elementType, t.shape, Encoding::Packed);
+        infos.push_back({t.name, planarTypeSpelling(t.elementType), t.shape,
+                         packed ? *packed : t.length});
+        members.push_back(j);
+      }
+      const std::string key = planarRecordKey(name);
+      std::optional<uint32_t> type;
+      if (hasKey(metadata, key)) {
+        const std::string *value = stringValue(metadata, key);
+        type = value ? parsePlanarRecord(*value) : std::nullopt;
+        if (!type)
+          return Status::formatError(
+              "metadata key " + quoteName(key) + " is " +
+              (value ? quoteName(*value) : std::string("not a string")) +
+              ", not the name of a ggml type with a planar form "
+              "(docs/quant.md, section 9)");
+        if (Status s = quant::checkPlanarSet(*type, name, infos); !s)
+          return s.withContext("the planar set recorded by " + quoteName(key) +
+                               ": ");
+      } else if (target.kind == QuantTarget::Ggml) {
+        if (quant::checkPlanarSet(target.ggmlType, name, infos).isOk())
+          type = target.ggmlType;
+      } else {
+        for (const quant::GgmlTypeTraits &g : quant::ggmlTypes())
+          if (quant::hasGgmlPlanarForm(g.type) &&
+              quant::checkPlanarSet(g.type, name, infos).isOk()) {
+            if (type)
+              return Status::formatError("tensors " + quoteName(name + ".*") +
+                                         " fit the planar forms of both " +
+                                         quant::ggmlTypeTraits(*type)->name +
+                                         " and " + g.name + ", and no " +
+                                         quoteName(key) +
+                                         " says which: give --quant=TYPE");
+            type = g.type;
+          }
+      }
+      if (!type)
+        continue;
+      const std::vector<quant::PlanarPart> &layout =
+          quant::ggmlPlanarParts(*type);
+      std::vector<TensorSource> parts;
+      for (const quant::PlanarPart &p : layout) {
+        size_t j = byName.at(name + "." + p.suffix);
+        TensorSource part = tensors[j];
+        uint64_t packed = *storedSize(part.info.elementType, part.info.shape,
+                                      Encoding::Packed);
+        if (part.info.encoding != Encoding::Packed &&
+            !(part.info.length == packed &&
+              part.info.elementType.scalarBits() % 8 == 0))
+          part = reencoded(std::move(part), Encoding::Packed, packed);
+        parts.push_back(std::move(part));
+      }
+      for (size_t j : members)
+        taken[j] = true;
+      eraseKey(metadata, key);
+      progress("'" + name + "': planar " + quant::ggmlTypeTraits(*type)->name +
+               " -> ggml blocks");
+      joined.emplace(i, joinPlanar(*type, name, std::move(parts)));
+    }
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      auto it = joined.find(i);
+      if (it != joined.end())
+        out.push_back(std::move(it->second));
+      else if (!taken[i])
+        out.push_back(std::move(tensors[i]));
+    }
+    if (target.kind == QuantTarget::Ggml)
+      for (TensorSource &t : out) {
+        if (!t.info.isOpaque() || *t.info.ggmlBlockType == target.ggmlType)
+          continue;
+        const std::string from =
+            std::string("ggml ") +
+            quant::ggmlTypeTraits(*t.info.ggmlBlockType)->name;
+        RoundingReport report;
+        StatusOr<TensorSource> converted = convertGgmlTensor(
+            t, target.ggmlType, options.allowRounding, &report);
+        if (!converted)
+          return converted.status();
+        if (report.roundedBlocks)
+          warn(roundingReportText(t.info.name, from, target.ggmlType,
+                                  t.info.shape, report));
+        else
+          progress("'" + t.info.name + "': " + from + " -> " +
+                   quant::ggmlTypeTraits(target.ggmlType)->name + ", exact");
+        t = std::move(*converted);
+      }
+  }
+  std::set<std::string> names;
+  for (const TensorSource &t : out)
+    if (!names.insert(t.info.name).second)
+      return Status::invalidArgument("tensor " + quoteName(t.info.name) +
+                                     " would be written twice (a planar "
+                                     "part's name is taken)");
+  tensors = std::move(out);
+  return Status::ok();
+}
+
 } // namespace
 
 StatusOr<Format>
@@ -365,7 +576,9 @@ vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
           "-o " + options.output +
           " writes a model directory, whose weights are safetensors; --to=" +
           *options.to + " does not apply");
-    if (options.quant && *parseHfQuantTarget(*options.quant) != 0)
+    if (options.quant &&
+        (!parseQuantTarget(*options.quant) ||
+         parseQuantTarget(*options.quant)->kind != QuantTarget::HfScheme))
       return Status::invalidArgument(
           "--quant=" + *options.quant +
           ": a model directory holds safetensors "
@@ -418,14 +631,26 @@ vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
     return Status::invalidArgument(
         "--alignment=" + std::to_string(*options.alignment) +
         ": GGUF alignment must be a multiple of 8 (general.alignment)");
-  if (options.quant && !parseHfQuantTarget(*options.quant))
+  if (options.quant && !parseQuantTarget(*options.quant))
     return Status::invalidArgument(
         "--quant=" + *options.quant +
-        ": the targets are q4_0, q4_1, q5_0, q5_1, q8_0 (ggml blocks, exact "
-        "or refused) and gptq, awq (the weights as stored)");
+        ": the targets are planar (ggml blocks split into NAME.q, NAME.d, "
+        "...), ggml (planar sets joined into the type they record), a ggml "
+        "type with a planar form (q4_0, q4_1, q5_0, q5_1, q8_0, iq4_nl, "
+        "mxfp4, nvfp4, q2_k, q3_k, q4_k, q5_k, q6_k; exact or refused), and "
+        "gptq, gptq_v2, awq (Hugging Face checkpoints)");
   if (options.quant && options.dequantize)
     return Status::invalidArgument(
         "--quant and --dequantize exclude each other");
+  if (options.quant && options.dequantSplit)
+    return Status::invalidArgument(
+        "--dequant-split is --quant=planar; give one of them");
+  if (options.allowRounding &&
+      (!options.quant ||
+       parseQuantTarget(*options.quant)->kind != QuantTarget::Ggml))
+    return Status::invalidArgument(
+        "--allow-rounding is for --quant=TYPE with a ggml type (q4_0, "
+        "q4_1, q5_0, q5_1, q8_0 are the types vmpack rounds into)");
   if ((options.tokenizerPre || options.noVocab) && *to != Format::Gguf)
     return notFor(options.noVocab ? "--no-vocab" : "--tokenizer-pre", *to,
                   "it is for a Hugging Face model folder becoming a "
@@ -485,10 +710,7 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
                         const std::string &path) -> Status {
     for (TensorSource &source : sources) {
       std::vector<TensorSource> parts;
-      if (options.dequantSplit && source.info.isOpaque() &&
-          canDequantSplit(*source.info.ggmlBlockType)) {
-        parts = dequantSplit(source);
-      } else if (options.dequantize && source.info.isOpaque()) {
+      if (options.dequantize && source.info.isOpaque()) {
         StatusOr<TensorSource> floats =
             dequantizeTensor(source, *options.dequantize);
         if (!floats)
@@ -526,8 +748,12 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
       return s;
     const char *method = hfQuantMethodName(m.config.method);
     SchemeCounts &counts = schemes[method];
-    std::optional<uint32_t> target =
-        options.quant ? parseHfQuantTarget(*options.quant) : std::nullopt;
+    std::optional<uint32_t> target;
+    if (options.quant) {
+      target = hfQuantTarget(*options.quant);
+      if (!target)
+        return notForHf(*options.quant, path);
+    }
     std::vector<TensorSource> sources;
     for (const HfQuantModel::Entry &e : m.order) {
       if (e.linear < 0) {
@@ -545,8 +771,34 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
       } else if ((target && *target != 0) || (!target && to == Format::Gguf)) {
         StatusOr<uint32_t> type = hfGgmlTarget(
             l, target ? std::optional<uint32_t>(*target) : std::nullopt);
+        if (!type && options.allowRounding && target &&
+            type.status().code() == archive::StatusCode::Format) {
+          // Not exact: the values, requantized by ggml's reference
+          // quantizer, with the errors reported.
+          StatusOr<TensorSource> floats =
+              hfLinearAsFloats(l, quant::FloatType::F32);
+          if (!floats)
+            return floats.status();
+          RoundingReport report;
+          StatusOr<TensorSource> blocks =
+              convertGgmlTensor(*floats, *target, true, &report);
+          if (!blocks)
+            return blocks.status();
+          warn(roundingReportText(l.weight.name,
+                                  std::string(method) + " " +
+                                      std::to_string(l.bits) + "-bit",
+                                  *target, l.weight.shape, report));
+          sources.push_back(std::move(*blocks));
+          ++counts.rounded[quant::ggmlTypeTraits(*target)->name];
+          continue;
+        }
         if (!type)
-          return type.status().withContext("'" + path + "': ");
+          return Status::error(
+              type.status().code(),
+              "'" + path + "': " + type.status().message() +
+                  (type.status().code() == archive::StatusCode::Format
+                       ? " (--quant=TYPE --allow-rounding requantizes it)"
+                       : ""));
         StatusOr<TensorSource> blocks = hfLinearAsGgml(l, *type);
         if (!blocks)
           return blocks.status();
@@ -597,8 +849,11 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
       llama.tokenizerPre = options.tokenizerPre;
       llama.noVocab = options.noVocab;
       llama.dequantize = options.dequantize;
+      llama.allowRounding = options.allowRounding;
       if (options.quant) {
-        llama.ggmlType = parseHfQuantTarget(*options.quant);
+        llama.ggmlType = hfQuantTarget(*options.quant);
+        if (!llama.ggmlType)
+          return notForHf(*options.quant, path);
         if (llama.ggmlType == 0u)
           return Status::unsupported(
               "--quant=" + *options.quant +
@@ -709,6 +964,10 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     }
   }
 
+  if (Status s =
+          applyQuantTarget(options, tensors, merger.merged(), warn, progress);
+      !s)
+    return s;
   if (to == Format::Vmpk)
     if (Status s =
             applyEncoding(tensors, options.encoding.value_or(Encoding::Packed));
@@ -731,6 +990,9 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     for (const auto &[type, n] : c.repacked)
       add(n, (n == 1 ? "weight" : "weights") +
                  std::string(" repacked exactly to ") + type);
+    for (const auto &[type, n] : c.rounded)
+      add(n, (n == 1 ? "weight" : "weights") +
+                 std::string(" requantized (rounded) to ") + type);
     for (const auto &[scheme, n] : c.rewritten)
       add(n, (n == 1 ? "weight" : "weights") +
                  std::string(" written exactly as ") + scheme);

@@ -108,6 +108,7 @@ void vmpack::python::registerConvert(py::module_ &m) {
         }
         options.scheme = text("scheme");
         options.quant = text("quant");
+        options.allowRounding = flag("allow_rounding");
         options.tokenizerPre = text("tokenizer_pre");
         options.noVocab = flag("no_vocab");
         options.onnxTemplate = text("onnx_template");

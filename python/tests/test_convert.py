@@ -111,3 +111,33 @@ def test_one_input_or_many(tmp_path):
     with vmpack.open(one) as a, vmpack.open(extra) as b, \
             vmpack.open(many) as m:
         assert list(m.keys()) == list(a.keys()) + list(b.keys())
+
+
+def test_quant_planar_and_rounding(tmp_path):
+    """--quant=planar, --quant=ggml and --allow-rounding: the same bytes
+    and the same rounding report as the tool."""
+    ours, theirs, result = both(tmp_path, GGUF, ".vmpk", ["--quant=planar"],
+                                quant="planar")
+    assert filecmp.cmp(ours, theirs, shallow=False)
+    back = tmp_path / "back.gguf"
+    vmpack.convert(ours, back, quant="ggml")
+    direct = tmp_path / "direct.gguf"
+    vmpack.convert(GGUF, direct)
+    assert filecmp.cmp(back, direct, shallow=False)
+    q8 = tmp_path / "q8.gguf"
+    vmpack.convert(GGUF, q8, quant="q8_0", allow_rounding=True)
+    cli = subprocess.run([str(tool()), str(GGUF), "-o", str(tmp_path / "c8.gguf"),
+                          "--quant=q8_0", "--allow-rounding"], check=True,
+                         capture_output=True, text=True)
+    assert filecmp.cmp(q8, tmp_path / "c8.gguf", shallow=False)
+    result = vmpack.convert(GGUF, q8, quant="q8_0", allow_rounding=True)
+    assert result["warnings"] and all(
+        " -> Q8_0 rounded " in w for w in result["warnings"])
+    assert [f"vmpack-convert: warning: {w}" for w in result["warnings"]] == \
+        cli.stderr.splitlines()
+    with pytest.raises(vmpack.Error) as e:
+        vmpack.convert(GGUF, tmp_path / "x.gguf", quant="q4_0")
+    assert "--allow-rounding" in str(e.value)
+    with pytest.raises(vmpack.InvalidArgumentError):
+        vmpack.convert(GGUF, tmp_path / "x.gguf", allow_rounding=True)
+    assert not (tmp_path / "x.gguf").exists()

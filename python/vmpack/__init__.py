@@ -770,8 +770,8 @@ def compile(input, output, encoding="packed", alignment=64, threads=0,
 def convert(inputs, output, *, from_format=None, format=None, alignment=None,
             max_shard_size=None, module_name=None, encoding=None, dense=False,
             dequant_split=False, dequantize=None, scheme=None, quant=None,
-            tokenizer_pre=None, no_vocab=False, onnx_template=None,
-            onnx_inline=False):
+            allow_rounding=False, tokenizer_pre=None, no_vocab=False,
+            onnx_template=None, onnx_inline=False):
     """Converts weight files as vmpack-convert does: the same function
     (tools::convertFiles), the same options, the same bytes. `inputs` is a
     path or a list of paths (a set by its first file or its index);
@@ -781,7 +781,8 @@ def convert(inputs, output, *, from_format=None, format=None, alignment=None,
     The keywords are vmpack-convert's flags: from_format (--from),
     alignment, max_shard_size (bytes, or a size such as "500MB"),
     module_name, encoding, dense, dequant_split, dequantize ("f32", "f16",
-    "bf16"), scheme, quant, tokenizer_pre, no_vocab, onnx_template,
+    "bf16"), scheme, quant, allow_rounding, tokenizer_pre, no_vocab,
+    onnx_template,
     onnx_inline. An option that does not apply to the output raises
     vmpack.InvalidArgumentError; a failed conversion raises the error of
     its kind and writes nothing. Returns a dict: format, files (the files
@@ -794,7 +795,9 @@ def convert(inputs, output, *, from_format=None, format=None, alignment=None,
                    alignment=alignment, module_name=module_name,
                    encoding=encoding, dense=bool(dense),
                    dequant_split=bool(dequant_split), dequantize=dequantize,
-                   scheme=scheme, quant=quant, tokenizer_pre=tokenizer_pre,
+                   scheme=scheme, quant=quant,
+                   allow_rounding=bool(allow_rounding),
+                   tokenizer_pre=tokenizer_pre,
                    no_vocab=bool(no_vocab), onnx_inline=bool(onnx_inline),
                    max_shard_size=max_shard_size,
                    onnx_template=_os.fsdecode(_os.fspath(onnx_template))

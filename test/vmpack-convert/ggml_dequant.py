@@ -11,6 +11,12 @@ libggml-base.so (ctypes; no numpy):
       ggml's dequantize_row_*, rounds to f16 (Python's struct, to nearest
       even) or bf16 (here, from the bits), and requires OUT's tensor of the
       same name to have the same shape, dtype and bytes.
+  ggml_dequant.py LIB requant IN.gguf OUT.gguf TYPE
+      for `vmpack-convert IN.gguf --quant=TYPE --allow-rounding -o OUT.gguf`:
+      every block tensor of IN (ggml's reader) decoded by ggml, and every
+      block of OUT's tensor of the same name, of type TYPE, either decodes
+      (by ggml) to exactly those values or is byte for byte the block
+      ggml_quantize_chunk makes from them.
 """
 
 import ctypes
@@ -175,10 +181,67 @@ def check(lib, gguf_path, st_path, dtype):
     print("%d block tensors as ggml decodes them (%s)" % (checked, dtype))
 
 
+def tensors(lib, path):
+    """name -> (ggml type, bytes), by ggml's gguf reader."""
+    g = lib.gguf_init_from_file(path.encode(), GgufParams(True, None))
+    if not g:
+        sys.exit("ggml cannot read " + path)
+    raw = open(path, "rb").read()
+    base = lib.gguf_get_data_offset(g)
+    out = {}
+    for i in range(lib.gguf_get_n_tensors(g)):
+        off = base + lib.gguf_get_tensor_offset(g, i)
+        out[lib.gguf_get_tensor_name(g, i).decode()] = (
+            lib.gguf_get_tensor_type(g, i),
+            raw[off:off + lib.gguf_get_tensor_size(g, i)])
+    return out
+
+
+def decode(lib, t, data, k):
+    blocks = ctypes.create_string_buffer(data, len(data))
+    ref = (ctypes.c_float * k)()
+    getattr(lib, "dequantize_row_" + TYPES[t])(blocks, ref, k)
+    return ref
+
+
+def requant(lib, in_path, out_path, target_name):
+    target = [t for t, n in TYPES.items() if n == target_name][0]
+    qk, size = 32, {2: 18, 3: 20, 6: 22, 7: 24, 8: 34}[target]
+    src, dst = tensors(lib, in_path), tensors(lib, out_path)
+    k = PER_ROW * ROWS
+    exact = rounded = 0
+    for name, (t, data) in sorted(src.items()):
+        if t not in TYPES:
+            continue
+        got_type, got = dst[name]
+        if got_type != target or len(got) != k // qk * size:
+            sys.exit("%s: type %d, %d bytes" % (name, got_type, len(got)))
+        values = decode(lib, t, data, k)
+        want_bits = bytes(values)
+        got_bits = bytes(decode(lib, target, got, k))
+        quantized = ctypes.create_string_buffer(len(got))
+        lib.ggml_quantize_chunk(target, values, quantized, 0, ROWS, PER_ROW,
+                                None)
+        for b in range(k // qk):
+            blk = got[b * size:(b + 1) * size]
+            if got_bits[b * qk * 4:(b + 1) * qk * 4] == \
+                    want_bits[b * qk * 4:(b + 1) * qk * 4]:
+                exact += 1
+            elif blk == quantized.raw[b * size:(b + 1) * size]:
+                rounded += 1
+            else:
+                sys.exit("%s block %d: neither exact nor ggml's quantization"
+                         % (name, b))
+    print("%d blocks exact, %d as ggml quantizes them (%s)" %
+          (exact, rounded, target_name))
+
+
 def main():
     lib = load(sys.argv[1])
     if sys.argv[2] == "write":
         write(lib, sys.argv[3])
+    elif sys.argv[2] == "requant":
+        requant(lib, sys.argv[3], sys.argv[4], sys.argv[5])
     else:
         check(lib, sys.argv[3], sys.argv[4], sys.argv[5])
 

@@ -66,9 +66,8 @@ const char *kUsage =
     "                      .index.json, NAME-00001-of-0000N.gguf with\n"
     "                      gguf-split's split.* keys, or NAME-0000K-of-0000N\n"
     "                      .vmpk modules with vmpack.shard.* metadata\n"
-    "  --dequant-split     replace ggml Q4_0, Q4_1 and Q8_0 tensors NAME by\n"
-    "                      NAME.q (i4, ui4 or i8), NAME.d (f16 scales) and,\n"
-    "                      for Q4_1, NAME.m (f16 minimums)\n"
+    "  --dequant-split     --quant=planar, with Q4_0's and Q8_0's codes\n"
+    "                      spelled i4 and i8 (as it always wrote them)\n"
     "  --dequantize[=TYPE] replace every ggml block tensor by a float tensor\n"
     "                      of TYPE (f32, the default, f16 or bf16) with its\n"
     "                      name and logical shape, rounded to nearest even;\n"
@@ -77,12 +76,25 @@ const char *kUsage =
     "  --scheme=NAME       read safetensors inputs as the Hugging Face\n"
     "                      quantized scheme NAME (gptq, gptq_v2, awq); a\n"
     "                      model directory (config.json) says its own\n"
-    "  --quant=TARGET      what a Hugging Face checkpoint's quantized weights\n"
-    "                      become: q4_0, q4_1, q5_0, q5_1 or q8_0 blocks\n"
-    "                      (exact, else refused, naming the tensor), or\n"
-    "                      gptq, gptq_v2 or awq (that scheme, exactly).\n"
-    "                      Default: Q4_0/Q8_0/Q4_1 for GGUF outputs, as\n"
-    "                      stored otherwise\n"
+    "  --quant=TARGET      planar: split every ggml block tensor NAME with\n"
+    "                      a planar form into NAME.q (codes), NAME.d\n"
+    "                      (scales) and, where it has them, NAME.m, NAME.sd,\n"
+    "                      NAME.sm, recording its type (vmpack.planar.NAME);\n"
+    "                      ggml: join every planar set back into the type it\n"
+    "                      records, byte for byte; a ggml type (q4_0, q4_1,\n"
+    "                      q5_0, q5_1, q8_0, iq4_nl, mxfp4, nvfp4, q2_k,\n"
+    "                      q3_k, q4_k, q5_k, q6_k): join planar sets and make\n"
+    "                      every quantized tensor that type, exactly, else\n"
+    "                      refused naming the tensor and element\n"
+    "                      (docs/quant.md). A Hugging Face checkpoint's\n"
+    "                      weights become q4_0, q4_1, q5_0, q5_1 or q8_0\n"
+    "                      blocks, or gptq, gptq_v2 or awq tensors (as\n"
+    "                      stored). Default for those: Q4_0/Q8_0/Q4_1 for\n"
+    "                      GGUF outputs, as stored otherwise\n"
+    "  --allow-rounding    with --quant=q4_0|q4_1|q5_0|q5_1|q8_0: requantize\n"
+    "                      what is not exact with ggml's reference quantizer\n"
+    "                      instead of refusing; a warning per tensor gives\n"
+    "                      the largest absolute and relative errors\n"
     "  --tokenizer-pre=NAME\n"
     "                      model folder: tokenizer.ggml.pre (llama.cpp's\n"
     "                      pre-tokenizer name) instead of the one vmpack\n"
@@ -136,6 +148,8 @@ int main(int argc, char **argv) {
       options.dense = true;
     } else if (args.flag("--dequant-split")) {
       options.dequantSplit = true;
+    } else if (args.flag("--allow-rounding")) {
+      options.allowRounding = true;
     } else if (args.flag("--dequantize")) {
       options.dequantize = quant::FloatType::F32;
     } else if (arg.rfind("--dequantize=", 0) == 0) {

@@ -138,7 +138,11 @@ TEST(DequantSplit, GoldenQ4_0Block) {
   EXPECT_EQ(q, expected);
   EXPECT_EQ(d, (std::vector<uint8_t>{0x00, 0x3c}));
   EXPECT_TRUE(canDequantSplit(2) && canDequantSplit(3) && canDequantSplit(8));
-  EXPECT_FALSE(canDequantSplit(6) || canDequantSplit(12) || canDequantSplit(0));
+  // Every type with a planar form splits (Q5_0, Q4_K, MXFP4), the others
+  // (F32, Q8_1, IQ2_XXS, TQ1_0) do not.
+  EXPECT_TRUE(canDequantSplit(6) && canDequantSplit(12) && canDequantSplit(39));
+  EXPECT_FALSE(canDequantSplit(0) || canDequantSplit(9) ||
+               canDequantSplit(16) || canDequantSplit(34));
 }
 
 } // namespace

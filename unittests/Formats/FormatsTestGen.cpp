@@ -6,6 +6,10 @@
 //   gguf         the same, plus one tensor of every ggml block type
 //   gguf-q       Q4_0, Q4_1 and Q8_0 tensors only (for --dequant-split),
 //                with finite f16 scales
+//   gguf-planar  one tensor of every ggml block type with a planar form
+//                (for --quant=planar), the pattern bytes as they are
+//   gguf-only-T  the one block tensor of ggml type T (Q4_0, Q4_K, ...);
+//                Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 with finite f16 scales
 //   extra        a small safetensors file: "e0.i4" and "e1.bf16", names no
 //                other kind uses (to test several inputs at once)
 //   gguf-kv      a few plain tensors and metadata of every GGUF value type
@@ -25,6 +29,7 @@
 #include "vmpack/Formats/Gguf.h"
 #include "vmpack/Formats/Safetensors.h"
 #include "vmpack/Formats/TypeTable.h"
+#include "vmpack/Quant/GgmlPlanar.h"
 
 #include <cstdio>
 #include <string>
@@ -118,10 +123,11 @@ static GgufMetadata everyValueType() {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    std::fprintf(
-        stderr,
-        "usage: %s safetensors|gguf|gguf-iree|gguf-kv|gguf-q|extra OUT\n",
-        argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s "
+                 "safetensors|gguf|gguf-iree|gguf-kv|gguf-q|gguf-planar|gguf-"
+                 "only-TYPE|extra OUT\n",
+                 argv[0]);
     return 2;
   }
   std::string kind = argv[1];
@@ -162,6 +168,30 @@ int main(int argc, char **argv) {
       q.push_back(b);
     }
     s = writeGguf(argv[2], sources(q), meta);
+  } else if (kind == "gguf-planar") {
+    std::vector<OwnedTensor> q;
+    for (OwnedTensor &b : blockTensors(false))
+      if (quant::hasGgmlPlanarForm(*b.source.info.ggmlBlockType))
+        q.push_back(b);
+    s = writeGguf(argv[2], sources(q), meta);
+  } else if (kind.rfind("gguf-only-", 0) == 0) {
+    std::vector<OwnedTensor> q;
+    for (OwnedTensor &b : blockTensors(false)) {
+      uint32_t type = *b.source.info.ggmlBlockType;
+      if (ggmlTypeTraits(type)->name != kind.substr(10))
+        continue;
+      uint32_t size = ggmlTypeTraits(type)->typeSize;
+      uint32_t halves = type == 3 || type == 7                ? 2
+                        : type == 2 || type == 6 || type == 8 ? 1
+                                                              : 0;
+      for (size_t at = 0; at < b.bytes->size(); at += size)
+        for (size_t h = 0; h < halves; ++h)
+          (*b.bytes)[at + 2 * h + 1] &= 0xbf;
+      q.push_back(b);
+    }
+    s = q.empty() ? Status::invalidArgument("no block tensor of type '" +
+                                            kind.substr(10) + "'")
+                  : writeGguf(argv[2], sources(q), meta);
   } else if (kind == "gguf-iree") {
     std::vector<OwnedTensor> iree;
     for (OwnedTensor &t : tensors) {

@@ -1,24 +1,24 @@
-//===- DequantSplit.h - ggml Q4_0, Q4_1, Q8_0 as integers and scales -*- C++
+//===- DequantSplit.h - ggml blocks as integers and scales ----------*- C++
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
-// Decodes the three simplest ggml block formats into plain tensors that
-// MLIR compilers can use, exactly as ggml's reference dequantization
-// (ggml-org/ggml src/ggml-quants.c, dequantize_row_q4_0 / _q4_1 / _q8_0)
-// defines their values: for element e of block b,
+// --dequant-split: a ggml block tensor NAME of shape [..., K] becomes the
+// plain tensors of its planar form (docs/quant.md section 4): NAME.q (the
+// codes, shape [..., K], the packed layout), NAME.d (the scales) and, where
+// the type has them, NAME.m (minimums) and the K-quants' NAME.sd and
+// NAME.sm (sub-block scales and minimums). For the three simplest types,
+// whose values ggml's reference dequantization (ggml-org/ggml
+// src/ggml-quants.c) defines as
 //
 //   Q4_0: value = q * d,      q = i4 in [-8, 7]   (stored nibble - 8)
 //   Q4_1: value = q * d + m,  q = ui4 in [0, 15]  (stored nibble)
 //   Q8_0: value = q * d,      q = i8              (stored byte)
 //
-// with d (and m) the block's f16 scale (and minimum). Element e < 16 of a
-// 32-element Q4 block is the low nibble of byte e, element e >= 16 the high
-// nibble of byte e - 16. A tensor NAME of shape [..., K] becomes
-//   NAME.q  (i4 / ui4 / i8, shape [..., K], the packed layout)
-//   NAME.d  (f16, shape [..., K / 32])
-//   NAME.m  (f16, shape [..., K / 32]; Q4_1 only)
-// Their bytes are computed on demand (TensorSource::produce); nothing is
-// decoded ahead of writing.
+// NAME.d and NAME.m are f16, shape [..., K / 32]. Q4_0's and Q8_0's codes
+// keep the signless spelling i4 and i8 this split has always written (the
+// same bits as the planar form's si4 and si8; --quant=planar writes si4
+// and si8). Their bytes are computed on demand (TensorSource::produce);
+// nothing is decoded ahead of writing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,12 +31,12 @@
 
 namespace vmpack::formats {
 
-/// Q4_0 (2), Q4_1 (3) and Q8_0 (8).
+/// Every type with a planar form (quant::hasGgmlPlanarForm).
 bool canDequantSplit(uint32_t ggmlType);
 
-/// The tensors that replace `blocks` (a tensor of one of those types whose
-/// bytes are at blocks.data). They refer to blocks.data, which must outlive
-/// them.
+/// The tensors that replace `blocks` (a tensor of one of those types,
+/// checked with formats::checkGgmlBlockTensor). They read blocks' bytes,
+/// which must outlive them.
 std::vector<TensorSource> dequantSplit(const TensorSource &blocks);
 
 } // namespace vmpack::formats

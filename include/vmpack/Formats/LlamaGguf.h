@@ -41,6 +41,10 @@ struct LlamaGgufOptions {
   /// linear (default: hfGgmlTarget's choice, Q4_0 for symmetric 4-bit
   /// codes), exact or refused; or, with `dequantize`, floats.
   std::optional<uint32_t> ggmlType;
+  /// With ggmlType: a linear that is not exact in it is requantized from its
+  /// values by ggml's reference quantizer (GgmlConvert.h) instead of
+  /// refused; a warning gives the largest errors.
+  bool allowRounding = false;
   std::optional<quant::FloatType> dequantize;
 };
 

@@ -49,7 +49,8 @@ struct ConvertOptions {
   std::optional<Encoding> encoding;
   /// MLIR outputs: dense<...> instead of dense_resource blobs.
   bool dense = false;
-  /// Replace ggml Q4_0, Q4_1 and Q8_0 tensors by planar parts.
+  /// --dequant-split: --quant=planar, with Q4_0's and Q8_0's codes spelled
+  /// i4 and i8 as this option always wrote them.
   bool dequantSplit = false;
   /// --dequantize: replace every ggml block tensor by a float tensor of
   /// this type (formats/DequantizeTensor.h).
@@ -57,11 +58,21 @@ struct ConvertOptions {
   /// --scheme: read safetensors inputs as this Hugging Face quantization
   /// scheme (gptq, gptq_v2, awq); a model directory says its own.
   std::optional<std::string> scheme;
-  /// --quant: what Hugging Face quantized weights become: a ggml type
-  /// (q4_0, q4_1, q5_0, q5_1, q8_0; exact or refused), or their own scheme
-  /// (stored as they are). Default: the ggml type hfGgmlTarget chooses for
-  /// GGUF outputs, the stored tensors otherwise.
+  /// --quant (formats::parseQuantTarget): "planar" splits every ggml block
+  /// tensor with a planar form into NAME.q, NAME.d, ... and records its
+  /// type; "ggml" joins every planar set into the type it records; a ggml
+  /// type name joins planar sets and converts every ggml block tensor into
+  /// that type, exactly or refused (docs/quant.md, section 9). For Hugging
+  /// Face quantized weights: a ggml type (q4_0, q4_1, q5_0, q5_1, q8_0;
+  /// exact or refused), or gptq, gptq_v2, awq (their own scheme). Default
+  /// for those: the ggml type hfGgmlTarget chooses for GGUF outputs, the
+  /// stored tensors otherwise.
   std::optional<std::string> quant;
+  /// --allow-rounding: with --quant=TYPE, a tensor that TYPE cannot hold
+  /// exactly is requantized from its float32 values by ggml's reference
+  /// quantizer (quant/GgmlQuantize.h) instead of refused; a warning per
+  /// tensor gives the largest absolute and relative errors.
+  bool allowRounding = false;
   /// A Hugging Face model folder as the input (Formats/LlamaGguf.h, GGUF
   /// output only): tokenizer.ggml.pre instead of the one its
   /// tokenizer.json implies, or no vocabulary at all.
