@@ -7,7 +7,10 @@
 // group size of -1 or more than 0; compressed-tensors config groups of 2..8
 // bits (8 unless pack-quantized) with a group size exactly for strategy
 // "group"; MLX bits 2, 3, 4, 5, 6, 8 in groups of 32, 64 or 128, for every
-// module entry too. A refusal has a message.
+// module entry too; bitsandbytes nf4 or fp4. The same bytes go to
+// parseBnbQuantState, whose accepted states have a known quant type, a
+// blocksize bitsandbytes dequantizes and a positive 2-D shape. A refusal has
+// a message.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +25,23 @@ static void check(bool condition) {
     std::abort();
 }
 
+/// The same bytes as a bitsandbytes quant_state: what it accepts is a state
+/// vmpack dequantizes.
+static void checkBnbState(const uint8_t *data, size_t size) {
+  StatusOr<HfBnbState> s = parseBnbQuantState(data, size, "quant_state");
+  if (!s) {
+    check(!s.status().message().empty());
+    return;
+  }
+  check(bnbCodeValues(s->quantType) != nullptr);
+  check(s->blocksize >= 32 && s->blocksize <= 4096 &&
+        (s->blocksize & (s->blocksize - 1)) == 0);
+  check(s->shape.size() == 2 && s->shape[0] > 0 && s->shape[1] > 0);
+  check(!s->nested || s->nestedBlocksize > 0);
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  checkBnbState(data, size);
   StatusOr<std::optional<HfQuantConfig>> c =
       parseHfQuantConfig(data, size, "config.json");
   if (!c) {
@@ -32,6 +51,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!*c)
     return 0;
   const HfQuantConfig &q = **c;
+  if (q.method == HfQuantMethod::Bitsandbytes) {
+    check(bnbCodeValues(q.bnbQuantType) != nullptr);
+    return 0;
+  }
   if (q.method == HfQuantMethod::CompressedTensors) {
     check(!q.ctGroups.empty());
     for (const HfCtWeightArgs &a : q.ctGroups) {

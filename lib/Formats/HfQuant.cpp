@@ -18,6 +18,7 @@
 #include "vmpack/Quant/HfRepack.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <functional>
@@ -38,8 +39,39 @@ const char *vmpack::formats::hfQuantMethodName(HfQuantMethod method) {
     return "compressed-tensors";
   case HfQuantMethod::Mlx:
     return "mlx";
+  case HfQuantMethod::Bitsandbytes:
+    return "bitsandbytes";
   }
   return "?";
+}
+
+// bitsandbytes' tables as its dequantization kernels hold them
+// (csrc/kernels.cu nf4_dequantization_lut, fp4_dequantization_lut times the
+// sign bit; csrc/cpu_ops.cpp nf4_lut, fp4_lut).
+static constexpr float kBnbNf4[16] = {-1.0f,
+                                      -0.6961928009986877f,
+                                      -0.5250730514526367f,
+                                      -0.39491748809814453f,
+                                      -0.28444138169288635f,
+                                      -0.18477343022823334f,
+                                      -0.09105003625154495f,
+                                      0.0f,
+                                      0.07958029955625534f,
+                                      0.16093020141124725f,
+                                      0.24611230194568634f,
+                                      0.33791524171829224f,
+                                      0.44070982933044434f,
+                                      0.5626170039176941f,
+                                      0.7229568362236023f,
+                                      1.0f};
+static constexpr float kBnbFp4[16] = {
+    0.0f,         0.005208333333f, 0.66666667f,  1.0f,  0.33333333f,
+    0.5f,         0.16666667f,     0.25f,        -0.0f, -0.005208333333f,
+    -0.66666667f, -1.0f,           -0.33333333f, -0.5f, -0.16666667f,
+    -0.25f};
+
+const float *vmpack::formats::bnbCodeValues(std::string_view quantType) {
+  return quantType == "nf4" ? kBnbNf4 : quantType == "fp4" ? kBnbFp4 : nullptr;
 }
 
 namespace {
@@ -296,6 +328,41 @@ Status parseMlx(const json &q, HfQuantConfig &c) {
   return Status::ok();
 }
 
+/// transformers' BitsAndBytesConfig (quant_method bitsandbytes):
+/// load_in_4bit, bnb_4bit_quant_type (default fp4),
+/// bnb_4bit_use_double_quant.
+Status parseBitsandbytes(const json &q, HfQuantConfig &c) {
+  const std::string &where = c.where;
+  c.method = HfQuantMethod::Bitsandbytes;
+  auto in8 = boolField(q, "load_in_8bit", where);
+  if (!in8)
+    return in8.status();
+  auto in4 = boolField(q, "load_in_4bit", where);
+  if (!in4)
+    return in4.status();
+  if (in8->value_or(false) || !in4->value_or(false))
+    return Status::unsupported(
+        "'" + where + "': bitsandbytes " +
+        (in8->value_or(false) ? std::string("load_in_8bit (LLM.int8) weights")
+                              : std::string("weights without load_in_4bit")) +
+        " are not read (load_in_4bit nf4 and fp4 are)");
+  auto type = stringField(q, "bnb_4bit_quant_type", where);
+  if (!type)
+    return type.status();
+  c.bnbQuantType = type->value_or("fp4");
+  if (!bnbCodeValues(c.bnbQuantType))
+    return configError(where, "bnb_4bit_quant_type \"" + c.bnbQuantType +
+                                  "\" is neither nf4 nor fp4");
+  auto dq = boolField(q, "bnb_4bit_use_double_quant", where);
+  if (!dq)
+    return dq.status();
+  c.bnbDoubleQuant = dq->value_or(false);
+  c.bits = 4;
+  c.groupSize = 64;
+  c.sym = true;
+  return Status::ok();
+}
+
 /// The fields of one quantization config object.
 StatusOr<HfQuantConfig> parseConfigObject(const json &q,
                                           const std::string &where) {
@@ -305,6 +372,11 @@ StatusOr<HfQuantConfig> parseConfigObject(const json &q,
   auto method = stringField(q, "quant_method", where);
   if (!method)
     return method.status();
+  if (*method && lower(**method) == "bitsandbytes") {
+    if (Status st = parseBitsandbytes(q, c); !st)
+      return st;
+    return c;
+  }
   if (*method && lower(**method) == "compressed-tensors") {
     if (Status s = parseCompressedTensors(q, c); !s)
       return s;
@@ -320,8 +392,8 @@ StatusOr<HfQuantConfig> parseConfigObject(const json &q,
     c.method = HfQuantMethod::Awq;
   else
     return Status::unsupported("'" + where + "': quant_method \"" + m +
-                               "\" is not a scheme vmpack reads (gptq, awq "
-                               "and compressed-tensors are)");
+                               "\" is not a scheme vmpack reads (gptq, awq, "
+                               "compressed-tensors and bitsandbytes are)");
   bool awq = c.method == HfQuantMethod::Awq;
   auto bits = intField(q, awq && q.contains("w_bit") ? "w_bit" : "bits", where);
   if (!bits)
@@ -419,6 +491,84 @@ vmpack::formats::parseHfQuantConfig(const uint8_t *data, size_t size,
   if (!c)
     return c.status();
   return std::optional<HfQuantConfig>(std::move(*c));
+}
+
+StatusOr<HfBnbState>
+vmpack::formats::parseBnbQuantState(const uint8_t *data, size_t size,
+                                    const std::string &where) {
+  StatusOr<json> parsed = parseBoundedJson(data, size, 16, "'" + where + "'");
+  if (!parsed)
+    return parsed.status();
+  const json &o = *parsed;
+  if (!o.is_object())
+    return configError(where, "is not a JSON object");
+  static const char *const kKeys[] = {
+      "quant_type",       "blocksize",    "dtype",        "shape",
+      "nested_blocksize", "nested_dtype", "nested_offset"};
+  for (auto it = o.begin(); it != o.end(); ++it)
+    if (std::none_of(std::begin(kKeys), std::end(kKeys),
+                     [&](const char *k) { return it.key() == k; }))
+      return configError(where, "\"" + it.key() +
+                                    "\" is not a key of bitsandbytes' "
+                                    "QuantState");
+  HfBnbState st;
+  auto type = stringField(o, "quant_type", where);
+  if (!type)
+    return type.status();
+  st.quantType = type->value_or("");
+  if (!bnbCodeValues(st.quantType))
+    return configError(where, "quant_type \"" + st.quantType +
+                                  "\" is neither nf4 nor fp4");
+  auto bs = intField(o, "blocksize", where);
+  if (!bs)
+    return bs.status();
+  int64_t b = bs->value_or(0);
+  if (b < 32 || b > 4096 || (b & (b - 1)) != 0)
+    return configError(where, "blocksize " + std::to_string(b) +
+                                  " is not one bitsandbytes dequantizes "
+                                  "(32, 64, ..., 4096)");
+  st.blocksize = uint64_t(b);
+  auto dtype = stringField(o, "dtype", where);
+  if (!dtype)
+    return dtype.status();
+  st.dtype = dtype->value_or("");
+  if (st.dtype != "float16" && st.dtype != "bfloat16" && st.dtype != "float32")
+    return configError(where, "dtype \"" + st.dtype +
+                                  "\" is not float16, bfloat16 or float32");
+  auto shape = o.find("shape");
+  if (shape == o.end() || !shape->is_array() || shape->size() != 2)
+    return configError(where, "\"shape\" is not a list of two sizes");
+  for (const json &d : *shape) {
+    if (!d.is_number_integer() || d.get<int64_t>() <= 0 ||
+        d.get<int64_t>() > (int64_t(1) << 40))
+      return configError(where, "\"shape\" holds " + d.dump() +
+                                    ", not a positive size");
+    st.shape.push_back(d.get<int64_t>());
+  }
+  st.nested = o.contains("nested_blocksize") || o.contains("nested_dtype") ||
+              o.contains("nested_offset");
+  if (st.nested) {
+    auto nbs = intField(o, "nested_blocksize", where);
+    if (!nbs)
+      return nbs.status();
+    if (!*nbs || **nbs <= 0 || **nbs > (int64_t(1) << 30))
+      return configError(where, "nested_blocksize is missing or not "
+                                "positive");
+    st.nestedBlocksize = uint64_t(**nbs);
+    auto ndt = stringField(o, "nested_dtype", where);
+    if (!ndt)
+      return ndt.status();
+    if (ndt->value_or("") != "float32")
+      return configError(where, "nested_dtype \"" + ndt->value_or("") +
+                                    "\" is not float32 (the absmax "
+                                    "bitsandbytes double-quantizes)");
+    auto off = o.find("nested_offset");
+    if (off == o.end() || !off->is_number())
+      return configError(where, "nested_offset is missing or not a number");
+    // torch.tensor(float(...)): the double rounded to float32.
+    st.nestedOffset = float(off->get<double>());
+  }
+  return st;
 }
 
 std::optional<HfQuantConfig>
@@ -800,8 +950,143 @@ Status checkMlxLinear(HfQuantLinear &l, const HfQuantConfig &config) {
   return Status::ok();
 }
 
+/// "0.5 (0x3f000000)".
+std::string floatWithBits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  char text[64];
+  std::snprintf(text, sizeof text, "%.9g (0x%08x)", double(f), unsigned(b));
+  return text;
+}
+
+/// bitsandbytes 4-bit: MODULE.weight U8 (ceil(out * in / 2) bytes, any
+/// shape), .absmax (F32 [ceil(n / blocksize)], U8 when nested),
+/// .quant_map (F32 [16], bitsandbytes' table), .nested_absmax (F32
+/// [ceil(absmax / nested_blocksize)]), .nested_quant_map (F32 [256]) and
+/// the quant_state JSON; the config's quant type and double quantization
+/// must agree with it.
+Status checkBnbLinear(HfQuantLinear &l, const HfQuantConfig &config) {
+  auto bad = [&](const TensorSource &t, const std::string &why) {
+    return Status::formatError("tensor " + quoteName(t.info.name) + ": " + why);
+  };
+  const std::string &w = l.weight.name;
+  if (!l.quantState.data)
+    return Status::formatError(
+        "tensor " +
+        quoteName(w + ".quant_state.bitsandbytes__" + config.bnbQuantType) +
+        " is missing (the quantization state of " + quoteName(w) + ")");
+  if (!isType(l.quantState.info, "U8"))
+    return bad(l.quantState, "a quant_state is U8 JSON bytes, not " +
+                                 dtypeText(l.quantState.info));
+  StatusOr<HfBnbState> st = parseBnbQuantState(
+      l.quantState.data, l.quantState.info.length, l.quantState.info.name);
+  if (!st)
+    return st.status();
+  l.bnb = std::move(*st);
+  const std::string suffix =
+      l.quantState.info.name.substr(l.quantState.info.name.rfind("__") + 2);
+  if (suffix != l.bnb.quantType)
+    return bad(l.quantState, "its name says " + suffix + ", its quant_type " +
+                                 l.bnb.quantType);
+  if (l.bnb.quantType != config.bnbQuantType)
+    return bad(l.quantState, "quant_type " + l.bnb.quantType + ", but '" +
+                                 config.where + "' says bnb_4bit_quant_type " +
+                                 config.bnbQuantType);
+  if (l.bnb.nested != config.bnbDoubleQuant)
+    return bad(l.quantState, std::string(l.bnb.nested ? "double-quantized"
+                                                      : "not "
+                                                        "double-quanti"
+                                                        "zed") +
+                                 ", but '" + config.where +
+                                 "' says bnb_4bit_use_double_quant " +
+                                 (config.bnbDoubleQuant ? "true" : "false"));
+  l.out = l.bnb.shape[0];
+  l.in = l.bnb.shape[1];
+  const uint64_t n = uint64_t(l.out) * uint64_t(l.in);
+  const TensorInfo &qw = l.qweight.info;
+  if (!isType(qw, "U8") || qw.length != (n + 1) / 2)
+    return bad(l.qweight, "the codes of a " + shapeText(l.bnb.shape) +
+                              " weight are " + std::to_string((n + 1) / 2) +
+                              " U8 bytes, not " + dtypeText(qw) + " " +
+                              shapeText(qw.shape));
+  const uint64_t blocks = (n + l.bnb.blocksize - 1) / l.bnb.blocksize;
+  auto vector = [&](const TensorSource &t, const char *dtype, uint64_t count,
+                    const std::string &what) -> Status {
+    if (!t.data)
+      return Status::ok();
+    if (!isType(t.info, dtype) ||
+        t.info.length != count * (dtype[0] == 'U' ? 1 : 4))
+      return bad(t, what + " is " + dtype + " [" + std::to_string(count) +
+                        "], not " + dtypeText(t.info) + " " +
+                        shapeText(t.info.shape));
+    return Status::ok();
+  };
+  if (Status s2 = vector(l.scales, l.bnb.nested ? "U8" : "F32", blocks,
+                         "absmax of " + std::to_string(l.bnb.blocksize) +
+                             "-element blocks");
+      !s2)
+    return s2;
+  if (!l.quantMap.data)
+    return Status::formatError("tensor " + quoteName(w + ".quant_map") +
+                               " is missing (the code table of " +
+                               quoteName(w) + ")");
+  if (Status s2 = vector(l.quantMap, "F32", 16, "quant_map"); !s2)
+    return s2;
+  // bitsandbytes' kernels use their own table whatever quant_map holds;
+  // one that differs would be read otherwise by another tool.
+  const float *table = bnbCodeValues(l.bnb.quantType);
+  for (int i = 0; i < 16; ++i) {
+    float v;
+    std::memcpy(&v, l.quantMap.data + 4 * i, 4);
+    if (!(v == table[i]))
+      return bad(l.quantMap, "entry " + std::to_string(i) + " is " +
+                                 floatWithBits(v) + ", not bitsandbytes' " +
+                                 l.bnb.quantType + " value " +
+                                 floatWithBits(table[i]));
+  }
+  if (l.bnb.nested) {
+    if (!l.nestedAbsmax.data || !l.nestedQuantMap.data)
+      return Status::formatError(
+          "tensor " +
+          quoteName(w + (l.nestedAbsmax.data ? ".nested_quant_map"
+                                             : ".nested_absmax")) +
+          " is missing (" + quoteName(l.quantState.info.name) +
+          " is double-quantized)");
+    if (Status s2 =
+            vector(l.nestedAbsmax, "F32",
+                   (blocks + l.bnb.nestedBlocksize - 1) / l.bnb.nestedBlocksize,
+                   "nested_absmax of " + std::to_string(l.bnb.nestedBlocksize) +
+                       "-element blocks");
+        !s2)
+      return s2;
+    if (Status s2 = vector(l.nestedQuantMap, "F32", 256, "nested_quant_map");
+        !s2)
+      return s2;
+  } else if (l.nestedAbsmax.data || l.nestedQuantMap.data) {
+    return bad(l.nestedAbsmax.data ? l.nestedAbsmax : l.nestedQuantMap,
+               "stored, but " + quoteName(l.quantState.info.name) +
+                   " has no nested_offset (not double-quantized)");
+  }
+  l.bits = 4;
+  l.groupSize = l.bnb.blocksize;
+  l.scaleType = "f32";
+  l.symmetric = true;
+  quant::QuantScheme &sc = l.weight.scheme;
+  sc.name = "bitsandbytes";
+  sc.codeType = "ui4";
+  sc.codeBook = l.bnb.quantType == "nf4" ? quant::CodeBook::BnbNf4
+                                         : quant::CodeBook::BnbFp4;
+  sc.groupSize = l.bnb.blocksize;
+  sc.scales = {{l.bnb.nested ? "ui8" : "f32", l.bnb.blocksize}};
+  l.weight.shape = {l.out, l.in};
+  l.weight.axis = 1;
+  return Status::ok();
+}
+
 Status checkLinear(HfQuantLinear &l, const HfQuantConfig &config,
                    std::vector<std::string> &warnings) {
+  if (l.method == HfQuantMethod::Bitsandbytes)
+    return checkBnbLinear(l, config);
   if (l.method == HfQuantMethod::CompressedTensors)
     return checkCtLinear(l, config);
   if (l.method == HfQuantMethod::Mlx)
@@ -1123,6 +1408,13 @@ vmpack::formats::openHfQuantModel(const std::string &path,
                                       ".weight_shape"}
       : method == HfQuantMethod::Mlx
           ? std::vector<const char *>{".weight", ".biases", ".scales"}
+      : method == HfQuantMethod::Bitsandbytes
+          ? std::vector<const char *>{".weight.absmax",
+                                      ".weight.quant_map",
+                                      ".weight.nested_absmax",
+                                      ".weight.nested_quant_map",
+                                      ".weight.quant_state.bitsandbytes__nf4",
+                                      ".weight.quant_state.bitsandbytes__fp4"}
           : std::vector<const char *>{".qweight", ".qzeros", ".scales",
                                       ".g_idx"};
   auto endsWith = [](const std::string &n, const char *suffix) {
@@ -1148,6 +1440,10 @@ vmpack::formats::openHfQuantModel(const std::string &path,
         module = n.substr(0, n.size() - std::strlen(".weight"));
         naive = true;
       }
+    } else if (method == HfQuantMethod::Bitsandbytes) {
+      if (endsWith(n, ".weight") && isType(all[i].info, "U8") &&
+          lookup(n + ".absmax"))
+        module = n.substr(0, n.size() - std::strlen(".weight"));
     } else if (method == HfQuantMethod::Mlx) {
       if (endsWith(n, ".weight") && isType(all[i].info, "U32") &&
           lookup(n.substr(0, n.size() - 7) + ".scales"))
@@ -1161,10 +1457,30 @@ vmpack::formats::openHfQuantModel(const std::string &path,
     l.method = method;
     l.naive = naive;
     l.weight.name = module + ".weight";
+    const bool bnb = method == HfQuantMethod::Bitsandbytes;
     TensorSource *parts[] = {&l.qweight, &l.qzeros, &l.scales, &l.gIdx,
                              &l.shapeTensor};
+    TensorSource *bnbParts[] = {&l.scales,       &l.quantMap,
+                                &l.nestedAbsmax, &l.nestedQuantMap,
+                                &l.quantState,   &l.quantState};
+    if (bnb) {
+      l.qweight = all[i];
+      used[i] = true;
+    }
     for (size_t p = 0; p < suffixes.size(); ++p) {
       std::string part = module + (naive && p == 0 ? ".weight" : suffixes[p]);
+      if (bnb) {
+        auto it = byName.find(part);
+        if (it == byName.end())
+          continue;
+        if (bnbParts[p]->data)
+          return Status::formatError(
+              "tensor " + quoteName(part) + " is stored beside " +
+              quoteName(bnbParts[p]->info.name) + " (one quant_state each)");
+        *bnbParts[p] = all[it->second];
+        used[it->second] = true;
+        continue;
+      }
       auto it = byName.find(part);
       if (it == byName.end())
         continue;
@@ -1176,7 +1492,8 @@ vmpack::formats::openHfQuantModel(const std::string &path,
           "tensor " + quoteName(module + ".biases") +
           " is missing (the biases of " + quoteName(n) +
           "; MLX's affine mode stores them, mxfp4 is not read)");
-    if (method != HfQuantMethod::Mlx && !naive && byName.count(l.weight.name))
+    if (method != HfQuantMethod::Mlx && !bnb && !naive &&
+        byName.count(l.weight.name))
       return Status::formatError("tensor " + quoteName(l.weight.name) +
                                  " is stored beside " + quoteName(n) +
                                  ", which stands for the same weight");
@@ -1211,20 +1528,27 @@ vmpack::formats::openHfQuantModel(const std::string &path,
       const std::string module = n.substr(0, n.size() - std::strlen(suffix));
       const TensorSource *w = lookup(module + ".weight");
       if (w && (method == HfQuantMethod::Mlx ||
-                method == HfQuantMethod::CompressedTensors))
+                method == HfQuantMethod::CompressedTensors ||
+                method == HfQuantMethod::Bitsandbytes))
         return Status::formatError(
             "tensor " + quoteName(n) + ": " + quoteName(w->info.name) +
             " beside it is " + dtypeText(w->info) + ", not " +
             (method == HfQuantMethod::Mlx
                  ? "the U32 words of an MLX quantized weight"
+             : method == HfQuantMethod::Bitsandbytes
+                 ? "the U8 codes of a bitsandbytes 4-bit weight (with an "
+                   "absmax)"
                  : "the I8 codes of a naive-quantized weight (and there is "
                    "no weight_packed); float-quantized weights are not read"));
       return Status::formatError(
           "tensor " + quoteName(n) + " has no " +
-          quoteName(module + (method == HfQuantMethod::CompressedTensors
-                                  ? ".weight_packed"
-                              : method == HfQuantMethod::Mlx ? ".weight"
-                                                             : ".qweight")) +
+          quoteName(method == HfQuantMethod::Bitsandbytes
+                        ? module + ".weight"
+                        : module + (method == HfQuantMethod::CompressedTensors
+                                        ? ".weight_packed"
+                                    : method == HfQuantMethod::Mlx
+                                        ? ".weight"
+                                        : ".qweight")) +
           " (a quantized linear's packed codes) beside it");
     }
     order.push_back({-1, model->others.size()});
@@ -1368,6 +1692,13 @@ Status vmpack::formats::unpackHfRows(const HfQuantLinear &l, int64_t first,
 }
 
 std::string vmpack::formats::describeHfLinear(const HfQuantLinear &l) {
+  if (l.method == HfQuantMethod::Bitsandbytes)
+    return "bitsandbytes " + l.bnb.quantType + ", blocks of " +
+           std::to_string(l.bnb.blocksize) +
+           (l.bnb.nested ? ", double-quantized absmax (u8, blocks of " +
+                               std::to_string(l.bnb.nestedBlocksize) + ")"
+                         : std::string(", f32 absmax")) +
+           ", " + l.bnb.dtype;
   std::string s =
       std::string(hfQuantMethodName(l.method)) +
       (l.method == HfQuantMethod::CompressedTensors
@@ -1422,6 +1753,14 @@ vmpack::formats::hfGgmlTarget(const HfQuantLinear &l,
     return Status::formatError("tensor " + quoteName(l.weight.name) + " (" +
                                describeHfLinear(l) + "): " + why);
   };
+  if (l.method == HfQuantMethod::Bitsandbytes)
+    return refuse(
+        std::string(l.bnb.quantType == "nf4"
+                        ? "NF4's 16 values (normal-distribution quantiles)"
+                        : "FP4's 16 values (0, 1/192, 1/6, 1/4, 1/3, 1/2, 2/3, "
+                          "1 and their negatives)") +
+        " times a float32 absmax per block are no ggml block type's values, "
+        "so none holds them exactly; --dequantize writes floats");
   const bool mlx = l.method == HfQuantMethod::Mlx;
   uint32_t type =
       requested.value_or(mlx ? (l.bits == 4   ? quant::kGgmlQ4_1
@@ -1557,6 +1896,48 @@ StatusOr<TensorSource> vmpack::formats::hfLinearAsGgml(const HfQuantLinear &l,
   return out;
 }
 
+namespace {
+
+float loadF32(const uint8_t *p) {
+  float f;
+  std::memcpy(&f, p, 4);
+  return f;
+}
+
+/// Elements [first, first + count) of a bitsandbytes weight in float32, as
+/// its dequantize_4bit computes them: table[q] * absmax[e / blocksize],
+/// one float32 product; double-quantized absmax[b] =
+/// (nested_quant_map[qa[b]] * nested_absmax[b / nested_blocksize]) +
+/// nested_offset, each operation rounded to float32.
+void bnbValues(const HfQuantLinear &l, uint64_t first, uint64_t count,
+               float *out) {
+  const float *table = bnbCodeValues(l.bnb.quantType);
+  const uint64_t bs = l.bnb.blocksize;
+  uint64_t block = UINT64_MAX;
+  float absmax = 0;
+  for (uint64_t k = 0; k < count; ++k) {
+    const uint64_t e = first + k;
+    if (e / bs != block) {
+      block = e / bs;
+      if (l.bnb.nested) {
+        const float code =
+            loadF32(l.nestedQuantMap.data + 4 * uint64_t(l.scales.data[block]));
+        const float scale =
+            loadF32(l.nestedAbsmax.data + 4 * (block / l.bnb.nestedBlocksize));
+        const float product = code * scale;
+        absmax = product + l.bnb.nestedOffset;
+      } else {
+        absmax = loadF32(l.scales.data + 4 * block);
+      }
+    }
+    const uint8_t byte = l.qweight.data[e / 2];
+    const unsigned q = e % 2 ? byte & 15 : byte >> 4;
+    out[k] = table[q] * absmax;
+  }
+}
+
+} // namespace
+
 StatusOr<TensorSource> vmpack::formats::hfLinearAsFloats(const HfQuantLinear &l,
                                                          quant::FloatType to) {
   const unsigned fb = quant::floatTypeBytes(to);
@@ -1572,11 +1953,15 @@ StatusOr<TensorSource> vmpack::formats::hfLinearAsFloats(const HfQuantLinear &l,
   out.produce = [lp, to, fb, rowBytes, run](uint64_t first, uint64_t n,
                                             uint8_t *dst) {
     auto [r0, r1] = rowsOf(first, n, rowBytes);
-    HfRows rows;
-    (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
     const uint64_t count = uint64_t(r1 - r0) * uint64_t(lp->in);
     std::vector<float> values(count);
-    (void)quant::decodeGroupQuant(rows.source, values.data());
+    if (lp->method == HfQuantMethod::Bitsandbytes) {
+      bnbValues(*lp, uint64_t(r0) * uint64_t(lp->in), count, values.data());
+    } else {
+      HfRows rows;
+      (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
+      (void)quant::decodeGroupQuant(rows.source, values.data());
+    }
     std::vector<uint8_t> bytes(count * fb);
     for (uint64_t i = 0; i < count; ++i) {
       if (to == quant::FloatType::F32) {
@@ -1596,6 +1981,13 @@ StatusOr<TensorSource> vmpack::formats::hfLinearAsFloats(const HfQuantLinear &l,
 std::vector<TensorSource>
 vmpack::formats::hfLinearStored(const HfQuantLinear &l) {
   std::vector<TensorSource> out = {l.qweight};
+  if (l.method == HfQuantMethod::Bitsandbytes) {
+    for (const TensorSource *t : {&l.scales, &l.quantMap, &l.nestedAbsmax,
+                                  &l.nestedQuantMap, &l.quantState})
+      if (t->data)
+        out.push_back(*t);
+    return out;
+  }
   if (l.method == HfQuantMethod::Mlx) {
     out.push_back(l.scales);
     out.push_back(l.qzeros);

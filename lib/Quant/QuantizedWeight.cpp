@@ -127,6 +127,10 @@ std::string vmpack::quant::describe(const QuantScheme &s) {
     out += " (IQ4_NL code book)";
   else if (s.codeBook == CodeBook::IqGrid)
     out += " (i-quant grid)";
+  else if (s.codeBook == CodeBook::BnbNf4)
+    out += " (bitsandbytes NF4 table)";
+  else if (s.codeBook == CodeBook::BnbFp4)
+    out += " (bitsandbytes FP4 table)";
   out += ", groups of " + std::to_string(s.groupSize) + ", scales ";
   for (size_t i = 0; i < s.scales.size(); ++i)
     out += (i ? " x " : "") + s.scales[i].type;

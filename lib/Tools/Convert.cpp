@@ -244,7 +244,8 @@ writeModelDirectory(const ConvertOptions &options,
       owner = m.get();
   if (owner && !options.quant &&
       (owner->config.method == HfQuantMethod::CompressedTensors ||
-       owner->config.method == HfQuantMethod::Mlx)) {
+       owner->config.method == HfQuantMethod::Mlx ||
+       owner->config.method == HfQuantMethod::Bitsandbytes)) {
     // Kept as stored: the input's own quantization object.
     for (const HfQuantLinear *l : quantized)
       if (l->method != owner->config.method)

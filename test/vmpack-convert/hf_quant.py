@@ -20,6 +20,14 @@ C++; docs/quant.md section 8 cites the reference code):
   hf_quant.py write DIR mlx BITS GROUP [bf16] [SEED]
       MLX affine (mlx/ops.cpp pack_and_quantize, affine_dequantize):
       reference q * s + b in float32, the product rounded, then the sum.
+  hf_quant.py write DIR bnb nf4|fp4 BLOCKSIZE [dq] [SEED]
+      bitsandbytes 4-bit (dq: double-quantized absmax), written as
+      bitsandbytes/backends/default/ops.py quantize_4bit and
+      quantize_blockwise and bitsandbytes/functional.py quantize_4bit,
+      QuantState.as_dict(packed=True) store it, with a third module of 65
+      elements (a partial last block, a half-filled last byte); reference
+      table[q] * absmax in float32 with the tables of csrc/kernels.cu, the
+      absmax (nested_quant_map[qa] * nested_absmax) + nested_offset.
   hf_quant.py floats DIR OUT.safetensors f32|f16|bf16
       OUT's linear weights equal the reference (f16/bf16: rounded once,
       to nearest even, from the float32), the other tensors DIR's bytes.
@@ -58,7 +66,10 @@ DTYPES = {"F32": np.float32, "F16": np.float16, "I32": np.int32,
 # The tensors a quantized linear is stored as, in every scheme.
 PACKED = (".qweight", ".qzeros", ".scales", ".g_idx", ".weight_packed",
           ".weight_scale", ".weight_zero_point", ".weight_shape",
-          ".weight_g_idx", ".biases")
+          ".weight_g_idx", ".biases", ".weight.absmax", ".weight.quant_map",
+          ".weight.nested_absmax", ".weight.nested_quant_map",
+          ".weight.quant_state.bitsandbytes__nf4",
+          ".weight.quant_state.bitsandbytes__fp4")
 
 
 def write_safetensors(path, tensors):
@@ -315,11 +326,130 @@ def mlx_linear(rng, out_f, in_f, bits, group, sdtype):
              "biases": (sdtype, bi)}, ref)
 
 
+# --- bitsandbytes 4-bit (bitsandbytes-foundation/bitsandbytes) --------------
+
+# csrc/kernels.cu nf4_dequantization_lut; fp4_dequantization_lut times the
+# sign bit (csrc/cpu_ops.cpp fp4_lut): code 8 is -0.0.
+BNB_LUT = {
+    "nf4": np.array([
+        -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453,
+        -0.28444138169288635, -0.18477343022823334, -0.09105003625154495,
+        0.0, 0.07958029955625534, 0.16093020141124725, 0.24611230194568634,
+        0.33791524171829224, 0.44070982933044434, 0.5626170039176941,
+        0.7229568362236023, 1.0], np.float32),
+    "fp4": np.array([
+        0.0, 0.005208333333, 0.66666667, 1.0, 0.33333333, 0.5, 0.16666667,
+        0.25, -0.0, -0.005208333333, -0.66666667, -1.0, -0.33333333, -0.5,
+        -0.16666667, -0.25], np.float32),
+}
+
+
+def bnb_4bit_type(name):
+    """functional.py get_4bit_type: the quant_map a checkpoint stores."""
+    if name == "nf4":
+        data = BNB_LUT["nf4"].astype(np.float64).tolist()
+    else:
+        data = [0, 0.0625, 8.0, 12.0, 4.0, 6.0, 2.0, 3.0, -0, -0.0625, -8.0,
+                -12.0, -4.0, -6.0, -2.0, -3.0]
+    t = np.array(data, np.float32)
+    t = (t / np.abs(t).max()).astype(np.float32)
+    # The kernels' tables are the same float32 numbers (but for -0.0).
+    assert (t == BNB_LUT[name]).all(), name
+    return t
+
+
+def bnb_dynamic_map():
+    """functional.py create_dynamic_map(signed=True, 7, 8)."""
+    data, non_sign, max_exp = [], 7, 7
+    for i in range(max_exp):
+        items = int(2 ** (i + non_sign - max_exp) + 1)
+        b = np.linspace(0.1, 1, items, dtype=np.float32)
+        means = (b[:-1] + b[1:]) / np.float32(2)
+        data += (np.float32(10 ** (-(max_exp - 1) + i)) * means).tolist()
+        data += (-np.float32(10 ** (-(max_exp - 1) + i)) * means).tolist()
+    data += [0, 1.0]
+    data += [0] * (256 - len(data))
+    return np.array(sorted(data), np.float32)
+
+
+def bnb_blocks(a, blocksize):
+    """absmax of each block of a (flat float32) and a * (1 / absmax) clamped
+    to [-1, 1] (ops.py quantize_4bit / quantize_blockwise); the last block
+    may be partial."""
+    n = a.size
+    nb = -(-n // blocksize)
+    pad = np.zeros(nb * blocksize, np.float32)
+    pad[:n] = np.abs(a)
+    absmax = pad.reshape(nb, blocksize).max(axis=1).astype(np.float32)
+    am = np.maximum(absmax, np.float32(1e-38))
+    inv = (np.float32(1.0) / am).astype(np.float32)
+    blk = np.arange(n) // blocksize
+    scaled = np.clip(a * inv[blk], -1, 1).astype(np.float32)
+    return absmax, scaled
+
+
+def bnb_quantize_4bit(a, blocksize, quant_type):
+    code = bnb_4bit_type(quant_type)
+    order = np.argsort(code, kind="stable")
+    bounds = ((code[order[:-1]] + code[order[1:]]) / np.float32(2)).astype(
+        np.float32)
+    absmax, scaled = bnb_blocks(a, blocksize)
+    if scaled.size % 2:
+        scaled = np.concatenate([scaled, np.zeros(1, np.float32)])
+    q = np.searchsorted(bounds, scaled, side="left")  # torch.bucketize
+    if quant_type != "nf4":
+        q = order[q]
+    q8 = q.astype(np.uint8)
+    return ((q8[::2] << 4) | q8[1::2]).reshape(-1, 1), absmax, code
+
+
+def bnb_linear(rng, out_f, in_f, quant_type, blocksize, dq):
+    w = rng.standard_normal((out_f, in_f)).astype(np.float16)
+    a = w.astype(np.float32).reshape(-1)
+    packed, absmax, code = bnb_quantize_4bit(a, blocksize, quant_type)
+    state = {"quant_type": quant_type, "blocksize": blocksize,
+             "dtype": "float16", "shape": [out_f, in_f]}
+    parts = {"weight": ("U8", packed)}
+    if dq:
+        # functional.py quantize_4bit(compress_statistics=True): the absmax
+        # less its mean, quantize_blockwise'd in blocks of 256.
+        offset = np.float32(absmax.mean(dtype=np.float32))
+        dmap = bnb_dynamic_map()
+        bounds = ((dmap[:-1] + dmap[1:]) / np.float32(2)).astype(np.float32)
+        absmax2, scaled2 = bnb_blocks((absmax - offset).astype(np.float32),
+                                      256)
+        qa = np.searchsorted(bounds, scaled2, side="left").astype(np.uint8)
+        blk = np.arange(absmax.size) // 256
+        # dequantize_blockwise, then += offset: two float32 roundings.
+        prod = (dmap[qa] * absmax2[blk]).astype(np.float32)
+        absmax_used = (prod + offset).astype(np.float32)
+        parts["weight.absmax"] = ("U8", qa)
+        parts["weight.quant_map"] = ("F32", code)
+        parts["weight.nested_absmax"] = ("F32", absmax2)
+        parts["weight.nested_quant_map"] = ("F32", dmap)
+        state.update({"nested_blocksize": 256, "nested_dtype": "float32",
+                      "nested_offset": float(offset)})
+    else:
+        absmax_used = absmax
+        parts["weight.absmax"] = ("F32", absmax)
+        parts["weight.quant_map"] = ("F32", code)
+    js = np.frombuffer(json.dumps(state).encode(), np.uint8)
+    parts["weight.quant_state.bitsandbytes__" + quant_type] = ("U8", js)
+    # dequantize_4bit: code[q] * absmax in float32 (high nibble first).
+    p = packed.reshape(-1)
+    q = np.empty(p.size * 2, np.uint8)
+    q[0::2], q[1::2] = p >> 4, p & 15
+    n = out_f * in_f
+    blk = np.arange(n) // blocksize
+    ref = (BNB_LUT[quant_type][q[:n]] * absmax_used[blk]).astype(np.float32)
+    return parts, ref.reshape(out_f, in_f)
+
+
 def write(args):
     global COARSE
     COARSE = "coarse" in args
     args = [a for a in args if a != "coarse"]
-    if args[1] in ("ct", "mlx"):
+    if args[1] in ("ct", "mlx", "bnb"):
         return write_ct_mlx(args)
     d, method = args[0], args[1]
     os.makedirs(d, exist_ok=True)
@@ -369,9 +499,16 @@ def write_ct_mlx(args):
     os.makedirs(d, exist_ok=True)
     sdtype = "BF16" if "bf16" in args else "F16"
     act = "act" in args
-    rest = [a for a in args[2:] if a not in ("bf16", "act")]
+    dq = "dq" in args
+    rest = [a for a in args[2:] if a not in ("bf16", "act", "dq")]
     rng_seed = 1
-    if method == "ct":
+    modules = MODULES
+    if method == "bnb":
+        qtype, bsize = rest[0], int(rest[1])
+        if len(rest) > 2:
+            rng_seed = int(rest[2])
+        modules = MODULES + [("model.layers.0.mlp.odd_proj", 5, 13)]
+    elif method == "ct":
         fmt, bits, group, sym = rest[0], int(rest[1]), int(rest[2]), \
             rest[3] == "sym"
         if len(rest) > 4:
@@ -384,8 +521,10 @@ def write_ct_mlx(args):
     tensors, refs = {}, {}
     tensors["model.embed_tokens.weight"] = (
         "F16", rng.standard_normal((16, 64)).astype(np.float16))
-    for name, out_f, in_f in MODULES:
-        if method == "ct":
+    for name, out_f, in_f in modules:
+        if method == "bnb":
+            parts, ref = bnb_linear(rng, out_f, in_f, qtype, bsize, dq)
+        elif method == "ct":
             parts, ref = ct_linear(rng, out_f, in_f, fmt, bits, group, sym,
                                    act, sdtype)
         else:
@@ -397,7 +536,15 @@ def write_ct_mlx(args):
         refs[name + ".weight"] = ref
     write_safetensors(os.path.join(d, "model.safetensors"), tensors)
     cfg = {"architectures": ["TestQuantizedForCausalLM"]}
-    if method == "ct":
+    if method == "bnb":
+        # transformers' BitsAndBytesConfig.to_dict().
+        cfg["quantization_config"] = {
+            "quant_method": "bitsandbytes", "load_in_4bit": True,
+            "load_in_8bit": False, "bnb_4bit_quant_type": qtype,
+            "bnb_4bit_use_double_quant": dq,
+            "bnb_4bit_compute_dtype": "float16",
+            "bnb_4bit_quant_storage": "uint8", "llm_int8_threshold": 6.0}
+    elif method == "ct":
         w = {"num_bits": bits, "type": "int", "symmetric": sym,
              "strategy": ("tensor" if group == 0 else
                           "channel" if group == -1 else "group"),
@@ -538,7 +685,44 @@ def hostile(d, kind):
     q = cfg["quantization_config"]
     qc = cfg.get("quantization_config", {})
     w = (qc.get("config_groups", {}).get("group_0", {}).get("weights", {}))
-    if kind == "ct-no-scale":
+    qs = m + "weight.quant_state.bitsandbytes__" + qc.get(
+        "bnb_4bit_quant_type", "")
+
+    def set_state(**kw):
+        dt, a = t[qs]
+        st = json.loads(bytes(a))
+        st.update(kw)
+        t[qs] = ("U8", np.frombuffer(json.dumps(st).encode(), np.uint8))
+
+    if kind == "bnb-no-state":
+        del t[qs]
+    elif kind == "bnb-state-json":
+        t[qs] = ("U8", np.frombuffer(b'{"quant_type": "nf4", ', np.uint8))
+    elif kind == "bnb-state-key":
+        set_state(compress_statistics=True)
+    elif kind == "bnb-blocksize":
+        set_state(blocksize=48)
+    elif kind == "bnb-shape":
+        set_state(shape=[64, 255])
+    elif kind == "bnb-type":
+        qc["bnb_4bit_quant_type"] = "fp4"
+    elif kind == "bnb-dq":
+        qc["bnb_4bit_use_double_quant"] = False
+    elif kind == "bnb-absmax":
+        dt, a = t[m + "weight.absmax"]
+        t[m + "weight.absmax"] = (dt, a[:-1])
+    elif kind == "bnb-quant-map":
+        dt, a = t[m + "weight.quant_map"]
+        a = a.copy()
+        a[3] = np.float32(0.5)
+        t[m + "weight.quant_map"] = (dt, a)
+    elif kind == "bnb-nested":
+        del t[m + "weight.nested_absmax"]
+    elif kind == "bnb-orphan":
+        t["model.extra.weight.absmax"] = t[m + "weight.absmax"]
+    elif kind == "bnb-8bit":
+        qc["load_in_4bit"], qc["load_in_8bit"] = False, True
+    elif kind == "ct-no-scale":
         del t[m + "weight_scale"]
     elif kind == "ct-no-shape":
         del t[m + "weight_shape"]
@@ -649,6 +833,10 @@ SWEEP = [
     ("mlx 5 64", "Q5_1"), ("mlx 2 32", "2-bit affine codes"),
     ("mlx 3 64 bf16", "3-bit affine codes"), ("mlx 6 128", "6-bit affine"),
     ("mlx 8 32", "8-bit affine codes"),
+    ("bnb nf4 64", "no ggml block type's values"),
+    ("bnb nf4 64 dq", "NF4's 16 values"), ("bnb fp4 64", "FP4's 16 values"),
+    ("bnb fp4 128 dq 4", "FP4's 16 values"), ("bnb nf4 32 dq 5", "NF4"),
+    ("bnb nf4 4096 dq 6", "NF4"),
 ]
 
 

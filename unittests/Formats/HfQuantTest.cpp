@@ -11,10 +11,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/Formats/HfQuant.h"
+
 #include "vmpack/Formats/TypeTable.h"
 #include "vmpack/Quant/GgmlDecode.h"
 #include "vmpack/Quant/GgmlTypes.h"
 #include "vmpack/Quant/HfRepack.h"
+#include <cmath>
 
 #include <gtest/gtest.h>
 
@@ -398,6 +400,79 @@ TEST(HfQuantConfig, CompressedTensorsAndMlx) {
     if (!r)
       EXPECT_NE(r.status().message().find("c.json"), std::string::npos)
           << r.status().message();
+  }
+}
+
+TEST(HfQuantConfig, Bitsandbytes) {
+  auto parse = [](const std::string &text) {
+    return parseHfQuantConfig(reinterpret_cast<const uint8_t *>(text.data()),
+                              text.size(), "c.json");
+  };
+  auto c = parse(R"({"quantization_config": {"quant_method": "bitsandbytes",
+      "load_in_4bit": true, "load_in_8bit": false,
+      "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": true}})");
+  ASSERT_TRUE(c) << c.status().message();
+  ASSERT_TRUE(*c);
+  EXPECT_EQ((*c)->method, HfQuantMethod::Bitsandbytes);
+  EXPECT_EQ((*c)->bnbQuantType, "nf4");
+  EXPECT_TRUE((*c)->bnbDoubleQuant);
+  auto state = [](const std::string &text) {
+    return parseBnbQuantState(reinterpret_cast<const uint8_t *>(text.data()),
+                              text.size(), "qs");
+  };
+  auto s = state(R"({"quant_type": "fp4", "blocksize": 128,
+      "dtype": "bfloat16", "shape": [96, 512], "nested_blocksize": 256,
+      "nested_dtype": "float32", "nested_offset": 0.01234567891})");
+  ASSERT_TRUE(s) << s.status().message();
+  EXPECT_EQ(s->quantType, "fp4");
+  EXPECT_EQ(s->blocksize, 128u);
+  EXPECT_EQ(s->shape, (std::vector<int64_t>{96, 512}));
+  EXPECT_TRUE(s->nested);
+  EXPECT_EQ(s->nestedBlocksize, 256u);
+  // The double rounded to float32, as torch.tensor(float(...)) does.
+  EXPECT_EQ(s->nestedOffset, float(0.01234567891));
+  auto plain = state(R"({"quant_type": "nf4", "blocksize": 64,
+      "dtype": "float16", "shape": [5, 13]})");
+  ASSERT_TRUE(plain) << plain.status().message();
+  EXPECT_FALSE(plain->nested);
+  // FP4's code 8 is -0.0 in bitsandbytes' kernels.
+  EXPECT_TRUE(std::signbit(bnbCodeValues("fp4")[8]));
+  EXPECT_EQ(bnbCodeValues("nf4")[15], 1.0f);
+  EXPECT_EQ(bnbCodeValues("int4"), nullptr);
+  for (const char *bad :
+       {R"({"quant_type": "int4", "blocksize": 64, "dtype": "float16",
+           "shape": [4, 4]})",
+        R"({"quant_type": "nf4", "blocksize": 65, "dtype": "float16",
+           "shape": [4, 4]})",
+        R"({"quant_type": "nf4", "blocksize": 64, "dtype": "int8",
+           "shape": [4, 4]})",
+        R"({"quant_type": "nf4", "blocksize": 64, "dtype": "float16",
+           "shape": [4, 4, 4]})",
+        R"({"quant_type": "nf4", "blocksize": 64, "dtype": "float16",
+           "shape": [0, 4]})",
+        R"({"quant_type": "nf4", "blocksize": 64, "dtype": "float16",
+           "shape": [4, 4], "nested_offset": 0.5})",
+        R"({"quant_type": "nf4", "blocksize": 64, "dtype": "float16",
+           "shape": [4, 4], "nested_blocksize": 256, "nested_dtype":
+           "float16", "nested_offset": 0.5})",
+        R"({"quant_type": "nf4", "blocksize": 64, "dtype": "float16",
+           "shape": [4, 4], "code": [1]})",
+        R"([1])", R"({"quant_type": )"}) {
+    auto r = state(bad);
+    EXPECT_FALSE(r) << bad;
+    if (!r)
+      EXPECT_NE(r.status().message().find("qs"), std::string::npos)
+          << r.status().message();
+  }
+  for (const char *bad :
+       {R"({"quantization_config": {"quant_method": "bitsandbytes",
+           "load_in_8bit": true}})",
+        R"({"quantization_config": {"quant_method": "bitsandbytes",
+           "load_in_4bit": true, "bnb_4bit_quant_type": "af4"}})",
+        R"({"quantization_config": {"quant_method": "bitsandbytes",
+           "load_in_4bit": "yes"}})"}) {
+    auto r = parse(bad);
+    EXPECT_FALSE(r) << bad;
   }
 }
 

@@ -38,9 +38,15 @@
 
 namespace vmpack::formats {
 
-enum class HfQuantMethod : uint8_t { Gptq, Awq, CompressedTensors, Mlx };
+enum class HfQuantMethod : uint8_t {
+  Gptq,
+  Awq,
+  CompressedTensors,
+  Mlx,
+  Bitsandbytes
+};
 
-/// "gptq", "awq", "compressed-tensors", "mlx".
+/// "gptq", "awq", "compressed-tensors", "mlx", "bitsandbytes".
 const char *hfQuantMethodName(HfQuantMethod method);
 
 /// The weight arguments of one compressed-tensors config group
@@ -70,6 +76,36 @@ struct HfMlxLayer {
   bool quantized = true;
 };
 
+/// bitsandbytes' per-weight quantization state: the JSON of
+/// MODULE.weight.quant_state.bitsandbytes__nf4|fp4 (QuantState.as_dict,
+/// packed: quant_type, blocksize, dtype, shape; with double quantization
+/// nested_blocksize, nested_dtype, nested_offset).
+struct HfBnbState {
+  /// "nf4" or "fp4".
+  std::string quantType;
+  uint64_t blocksize = 64;
+  /// The unquantized weight's dtype: "float16", "bfloat16" or "float32".
+  std::string dtype;
+  std::vector<int64_t> shape;
+  bool nested = false;
+  uint64_t nestedBlocksize = 0;
+  /// nested_offset rounded to float32, as QuantState.from_dict makes it.
+  float nestedOffset = 0;
+};
+
+/// Parses a quant_state JSON tensor's bytes. Errors name `where` and the
+/// field: quant_type other than nf4/fp4, a blocksize bitsandbytes does not
+/// dequantize (32, 64, ..., 4096), a dtype other than the three, a shape
+/// that is not 2-D and positive, nested fields missing or nested_dtype
+/// other than float32, keys QuantState does not know.
+StatusOr<HfBnbState> parseBnbQuantState(const uint8_t *data, size_t size,
+                                        const std::string &where);
+
+/// The 16 float32 values of bitsandbytes' NF4 or FP4 codes, as its kernels
+/// dequantize them (csrc/kernels.cu, csrc/cpu_ops.cpp: FP4's code 8 is
+/// -0.0); null for another name.
+const float *bnbCodeValues(std::string_view quantType);
+
 /// The facts of a quantization_config that the layout depends on.
 struct HfQuantConfig {
   HfQuantMethod method = HfQuantMethod::Gptq;
@@ -86,6 +122,10 @@ struct HfQuantConfig {
   std::string checkpointFormat;
   /// compressed-tensors: every config group's weight arguments.
   std::vector<HfCtWeightArgs> ctGroups;
+  /// bitsandbytes: bnb_4bit_quant_type ("nf4", "fp4") and
+  /// bnb_4bit_use_double_quant.
+  std::string bnbQuantType;
+  bool bnbDoubleQuant = false;
   /// MLX: the modules with their own entry in "quantization".
   std::vector<std::pair<std::string, HfMlxLayer>> mlxLayers;
   /// The quantization object as the file has it (JSON text), written back
@@ -138,6 +178,12 @@ struct HfQuantLinear {
   bool oneScale = false;
   /// compressed-tensors: the config group the weight belongs to.
   std::string ctGroup;
+  /// bitsandbytes: the quant state, and MODULE.weight.quant_map,
+  /// .nested_absmax, .nested_quant_map and .quant_state.bitsandbytes__TYPE
+  /// (qweight is MODULE.weight, U8 codes two per byte, the first in the
+  /// high nibble; scales is MODULE.weight.absmax, F32, or U8 when nested).
+  HfBnbState bnb;
+  TensorSource quantMap, nestedAbsmax, nestedQuantMap, quantState;
   /// Every zero point is 2^(bits-1) (or there are none: AWQ without zero
   /// points), found from the data.
   bool symmetric = false;
@@ -222,8 +268,10 @@ StatusOr<TensorSource> hfLinearAsGgml(const HfQuantLinear &linear,
                                       uint32_t ggmlType);
 
 /// `linear`'s values, (q - z) * s in float32 (exact: an f16 scale times an
-/// integer of at most 9 bits), as f32, f16 or bf16 (rounded once from
-/// float32), computed while a writer asks for them.
+/// integer of at most 9 bits; MLX: q * s, then + b; bitsandbytes:
+/// table[q] * absmax, absmax = nested_table[qa] * nested_absmax, then
+/// + nested_offset, when double-quantized), as f32, f16 or bf16 (rounded
+/// once from float32), computed while a writer asks for them.
 StatusOr<TensorSource> hfLinearAsFloats(const HfQuantLinear &linear,
                                         quant::FloatType to);
 

@@ -38,6 +38,8 @@ enum class CodeBook : uint8_t {
   Fp4E2M1, ///< the E2M1 value of the 4-bit code (MXFP4, NVFP4)
   IqGrid,  ///< an index into one of the i-quant grids (not planar)
   Ternary, ///< base-3 digits packed five per byte (TQ1_0; not planar)
+  BnbNf4,  ///< bitsandbytes' NF4 table (formats::bnbCodeValues("nf4"))
+  BnbFp4,  ///< bitsandbytes' FP4 table (formats::bnbCodeValues("fp4"))
 };
 
 enum class OffsetKind : uint8_t { None, ZeroPoint, AddMinimum, SubMinimum };
