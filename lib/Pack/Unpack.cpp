@@ -174,6 +174,65 @@ float vmpack::decodeFloat(const FloatFormat &format, uint32_t bits) {
                            int(exponent) - format.bias - int(m));
 }
 
+std::optional<uint32_t> vmpack::encodeFloat(const FloatFormat &format,
+                                            float value) {
+  const unsigned e = format.exponentBits, m = format.mantissaBits;
+  const uint32_t expMax = (1u << e) - 1, manMax = (1u << m) - 1;
+  const uint32_t signBit = format.hasSign ? 1u << (e + m) : 0;
+  if (std::isnan(value)) {
+    if (format.hasInfAndNaN && m > 0)
+      return (expMax << m) | (1u << (m - 1));
+    if (format.nanIsAllOnes)
+      return (expMax << m) | manMax;
+    if (format.nanIsNegativeZero)
+      return signBit;
+    return std::nullopt;
+  }
+  const bool negative = std::signbit(value);
+  const float magnitude = std::fabs(value);
+  if (negative && !format.hasSign)
+    return std::nullopt;
+  const uint32_t sign = negative ? signBit : 0;
+  if (std::isinf(magnitude))
+    return format.hasInfAndNaN ? std::optional<uint32_t>(sign | (expMax << m))
+                               : std::nullopt;
+  if (magnitude == 0) {
+    if (m == 0)
+      return std::nullopt; // exponent-only formats have no zero
+    return format.nanIsNegativeZero ? 0u : sign;
+  }
+  int exp2 = 0;
+  std::frexp(magnitude, &exp2); // magnitude in [2^(exp2-1), 2^exp2)
+  const int biased = exp2 - 1 + format.bias;
+  uint32_t bits;
+  if (m == 0) {
+    if (biased < 0 || biased > int(expMax))
+      return std::nullopt;
+    bits = uint32_t(biased);
+  } else {
+    // The significand in units of the last mantissa bit: normal numbers
+    // in [2^m, 2^(m+1)), subnormals (biased exponent 0) below 2^m.
+    const bool normal = biased >= 1;
+    if (biased > int(expMax))
+      return std::nullopt;
+    const double scaled =
+        std::ldexp(double(magnitude),
+                   normal ? int(m) - (exp2 - 1) : int(m) - 1 + format.bias);
+    if (scaled != std::floor(scaled) || scaled >= std::ldexp(1.0, int(m) + 1))
+      return std::nullopt;
+    const uint32_t significand = uint32_t(scaled);
+    bits = sign | (normal ? (uint32_t(biased) << m) | (significand & manMax)
+                          : significand);
+  }
+  // Reserved patterns (an FN format's NaN, an IEEE format's infinities) and
+  // anything the arithmetic above got wrong fail here.
+  const float back = decodeFloat(format, bits);
+  if (std::isnan(back) || back != value ||
+      (std::signbit(back) != negative && !format.nanIsNegativeZero))
+    return std::nullopt;
+  return bits;
+}
+
 void vmpack::unpackToFloat32(Encoding encoding, ScalarKind kind,
                              const void *src, uint64_t first, uint64_t count,
                              float *dst) {

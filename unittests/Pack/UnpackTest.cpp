@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -140,6 +143,99 @@ TEST(DecodeFloat, NegativeZeroOnlyWhereTheFormatHasOne) {
   EXPECT_TRUE(
       std::signbit(decodeFloat(*floatFormat(ScalarKind::F8E4M3FN), 0x80)));
   EXPECT_EQ(decodeFloat(*floatFormat(ScalarKind::F8E4M3FN), 0x80), 0.0f);
+}
+
+const ScalarKind kSmallFloatKinds[] = {
+    ScalarKind::F4E2M1FN,   ScalarKind::F6E2M3FN,   ScalarKind::F6E3M2FN,
+    ScalarKind::F8E5M2,     ScalarKind::F8E4M3,     ScalarKind::F8E4M3FN,
+    ScalarKind::F8E5M2FNUZ, ScalarKind::F8E4M3FNUZ, ScalarKind::F8E4M3B11FNUZ,
+    ScalarKind::F8E3M4,     ScalarKind::F8E8M0FNU,  ScalarKind::BF16,
+    ScalarKind::F16};
+
+// encodeFloat inverts decodeFloat on every pattern of every format of at
+// most 16 bits: each value comes back as the pattern it was decoded from
+// (any NaN as a NaN; FNUZ's one zero).
+TEST(EncodeFloat, InvertsDecodeOnEveryPattern) {
+  for (ScalarKind kind : kSmallFloatKinds) {
+    const FloatFormat f = *floatFormat(kind);
+    const uint32_t n = 1u << impliedWidth(kind);
+    std::vector<float> values;
+    for (uint32_t bits = 0; bits < n; ++bits) {
+      const float v = decodeFloat(f, bits);
+      std::optional<uint32_t> back = encodeFloat(f, v);
+      ASSERT_TRUE(back) << int(kind) << " " << bits;
+      if (std::isnan(v)) {
+        ASSERT_TRUE(std::isnan(decodeFloat(f, *back))) << int(kind) << bits;
+        continue;
+      }
+      ASSERT_EQ(*back, bits) << int(kind) << " value " << v;
+      if (std::isfinite(v))
+        values.push_back(v);
+    }
+    // Halfway between neighbours nothing is representable; nor past the
+    // largest finite value.
+    std::sort(values.begin(), values.end());
+    for (size_t i = 0; i + 1 < values.size(); ++i) {
+      if (values[i] == values[i + 1])
+        continue; // +0 and -0
+      const float mid = values[i] + (values[i + 1] - values[i]) / 2;
+      if (mid == values[i] || mid == values[i + 1])
+        continue;
+      ASSERT_FALSE(encodeFloat(f, mid)) << int(kind) << " " << mid;
+    }
+    const float largest = values.back();
+    if (std::isfinite(largest * 2)) // bf16's largest doubled is infinite
+      ASSERT_FALSE(encodeFloat(f, largest * 2)) << int(kind);
+    if (!f.hasInfAndNaN)
+      ASSERT_FALSE(encodeFloat(f, std::numeric_limits<float>::infinity()));
+  }
+}
+
+TEST(EncodeFloat, SpecialValues) {
+  const FloatFormat e8m0 = *floatFormat(ScalarKind::F8E8M0FNU);
+  EXPECT_FALSE(encodeFloat(e8m0, 0.0f));
+  EXPECT_FALSE(encodeFloat(e8m0, -1.0f));
+  EXPECT_EQ(encodeFloat(e8m0, 1.0f), 127u);
+  EXPECT_EQ(encodeFloat(e8m0, std::nanf("")), 0xFFu);
+  const FloatFormat fnuz = *floatFormat(ScalarKind::F8E4M3FNUZ);
+  EXPECT_EQ(encodeFloat(fnuz, -0.0f), 0u);
+  EXPECT_EQ(encodeFloat(fnuz, std::nanf("")), 0x80u);
+  const FloatFormat fn = *floatFormat(ScalarKind::F8E4M3FN);
+  EXPECT_EQ(encodeFloat(fn, -0.0f), 0x80u);
+  EXPECT_EQ(encodeFloat(fn, 448.0f), 0x7Eu);
+  EXPECT_EQ(encodeFloat(fn, std::nanf("")), 0x7Fu);
+  EXPECT_FALSE(encodeFloat(fn, 480.0f)); // would be the NaN pattern
+  const FloatFormat f4 = *floatFormat(ScalarKind::F4E2M1FN);
+  EXPECT_FALSE(encodeFloat(f4, std::nanf("")));
+  EXPECT_EQ(encodeFloat(f4, -6.0f), 0xFu);
+  EXPECT_EQ(encodeFloat(*floatFormat(ScalarKind::F8E5M2),
+                        -std::numeric_limits<float>::infinity()),
+            0xFCu);
+}
+
+// bf16, tf32 and f32 against the obvious rule: a float32 is exactly
+// representable when the mantissa bits the format drops are zero (the
+// exponent ranges are float32's).
+TEST(EncodeFloat, Bf16Tf32F32OnRandomFloats) {
+  std::mt19937 rng(7);
+  const std::pair<ScalarKind, unsigned> kinds[] = {
+      {ScalarKind::BF16, 16}, {ScalarKind::TF32, 13}, {ScalarKind::F32, 0}};
+  for (int i = 0; i < 200000; ++i) {
+    uint32_t b = rng();
+    const unsigned dropped = kinds[i % 3].second;
+    if (i & 8)
+      b &= ~((1u << dropped) - 1); // half of them representable
+    float v;
+    std::memcpy(&v, &b, 4);
+    if (std::isnan(v))
+      continue;
+    const FloatFormat f = *floatFormat(kinds[i % 3].first);
+    std::optional<uint32_t> e = encodeFloat(f, v);
+    const bool representable = (b & ((1u << dropped) - 1)) == 0;
+    ASSERT_EQ(bool(e), representable) << b;
+    if (e)
+      ASSERT_EQ(*e, b >> dropped) << b;
+  }
 }
 
 #if defined(__FLT16_MAX__)

@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 namespace vmpack {
 
@@ -54,6 +55,16 @@ void unpackToFloat32(Encoding encoding, ScalarKind kind, const void *src,
 
 /// Decodes one float bit pattern of `format` to float32.
 float decodeFloat(const FloatFormat &format, uint32_t bits);
+
+/// The inverse of decodeFloat where one exists: the bit pattern of `format`
+/// that decodes to exactly `value`, or nullopt when `format` has no such
+/// value (it would have to round, or it is out of range, or it is an
+/// infinity of a format without one, or 0 in f8E8M0FNU). Any NaN gives
+/// the format's NaN: exponent all ones and the top mantissa bit for
+/// IEEE-like formats, all ones but the sign for "FN" formats, the sign bit
+/// alone for "FNUZ" formats; nullopt where the format has none. -0.0 gives
+/// +0 in a format without a negative zero ("FNUZ"), whose 0 equals it.
+std::optional<uint32_t> encodeFloat(const FloatFormat &format, float value);
 
 namespace reference {
 void convert(Encoding from, Encoding to, uint32_t bitWidth, const void *src,
