@@ -553,41 +553,15 @@ applyQuantTarget(const ConvertOptions &options,
 } // namespace
 
 StatusOr<Format>
-vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
-  if (options.inputs.empty())
-    return Status::invalidArgument("no input given");
+vmpack::tools::checkOutputOptions(const ConvertOptions &options) {
   if (options.output.empty())
     return Status::invalidArgument("no output given (-o OUT)");
-  if (options.from) {
-    std::optional<Format> f = parseFormat(*options.from);
-    if (!f)
-      return Status::invalidArgument("--from=" + *options.from +
-                                     ": vmpack-convert reads " +
-                                     formatList(toolInfo(Tool::Convert).reads));
-  }
   StatusOr<Format> to =
       isModelDirectoryOutput(options.output)
           ? StatusOr<Format>(Format::Safetensors)
           : outputFormat(options.output, options.to, "--to", Tool::Convert);
   if (!to)
     return to.status();
-  if (isModelDirectoryOutput(options.output)) {
-    if (options.to && parseFormat(*options.to) != Format::Safetensors)
-      return Status::invalidArgument(
-          "-o " + options.output +
-          " writes a model directory, whose weights are safetensors; --to=" +
-          *options.to + " does not apply");
-    if (options.quant &&
-        (!parseQuantTarget(*options.quant) ||
-         parseQuantTarget(*options.quant)->kind != QuantTarget::HfScheme))
-      return Status::invalidArgument(
-          "--quant=" + *options.quant +
-          ": a model directory holds safetensors "
-          "weights, which have no ggml block types; write -o FILE.gguf");
-  }
-  if (options.dequantSplit && options.dequantize)
-    return Status::invalidArgument(
-        "--dequant-split and --dequantize exclude each other");
   if (options.dense && !isMlir(*to))
     return notFor("--dense", *to, "it is for MLIR outputs (.mlir, .mlirbc)");
   if ((options.onnxTemplate || options.onnxInline) && *to != Format::Onnx)
@@ -632,6 +606,44 @@ vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
     return Status::invalidArgument(
         "--alignment=" + std::to_string(*options.alignment) +
         ": GGUF alignment must be a multiple of 8 (general.alignment)");
+  if (options.encoding && *to != Format::Vmpk)
+    return notFor("--encoding", *to,
+                  "it chooses how a .vmpk stores sub-byte elements; other "
+                  "formats have one layout (docs/interop.md)");
+  return *to;
+}
+
+StatusOr<Format>
+vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
+  if (options.inputs.empty())
+    return Status::invalidArgument("no input given");
+  if (options.from) {
+    std::optional<Format> f = parseFormat(*options.from);
+    if (!f)
+      return Status::invalidArgument("--from=" + *options.from +
+                                     ": vmpack-convert reads " +
+                                     formatList(toolInfo(Tool::Convert).reads));
+  }
+  StatusOr<Format> to = checkOutputOptions(options);
+  if (!to)
+    return to.status();
+  if (isModelDirectoryOutput(options.output)) {
+    if (options.to && parseFormat(*options.to) != Format::Safetensors)
+      return Status::invalidArgument(
+          "-o " + options.output +
+          " writes a model directory, whose weights are safetensors; --to=" +
+          *options.to + " does not apply");
+    if (options.quant &&
+        (!parseQuantTarget(*options.quant) ||
+         parseQuantTarget(*options.quant)->kind != QuantTarget::HfScheme))
+      return Status::invalidArgument(
+          "--quant=" + *options.quant +
+          ": a model directory holds safetensors "
+          "weights, which have no ggml block types; write -o FILE.gguf");
+  }
+  if (options.dequantSplit && options.dequantize)
+    return Status::invalidArgument(
+        "--dequant-split and --dequantize exclude each other");
   if (options.quant && !parseQuantTarget(*options.quant))
     return Status::invalidArgument(
         "--quant=" + *options.quant +
@@ -661,10 +673,6 @@ vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
         "--tokenizer-pre and --no-vocab exclude each other");
   if (options.tokenizerPre && options.tokenizerPre->empty())
     return Status::invalidArgument("--tokenizer-pre needs a name");
-  if (options.encoding && *to != Format::Vmpk)
-    return notFor("--encoding", *to,
-                  "it chooses how a .vmpk stores sub-byte elements; other "
-                  "formats have one layout (docs/interop.md)");
   return *to;
 }
 
@@ -969,12 +977,6 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
           applyQuantTarget(options, tensors, merger.merged(), warn, progress);
       !s)
     return s;
-  if (to == Format::Vmpk)
-    if (Status s =
-            applyEncoding(tensors, options.encoding.value_or(Encoding::Packed));
-        !s)
-      return s;
-
   result.format = to;
   result.tensors = tensors.size();
   result.inputFiles += files.size() + mlirFiles.size();
@@ -1016,17 +1018,53 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
       return s;
     return result;
   }
+  StatusOr<std::vector<std::string>> written =
+      writeTensorFile(options, std::move(tensors), merger.merged());
+  if (!written)
+    return written.status();
+  result.files = std::move(*written);
+  return result;
+}
+
+StatusOr<std::vector<std::string>>
+vmpack::tools::writeTensorFile(const ConvertOptions &options,
+                               std::vector<TensorSource> tensors,
+                               const GgufMetadata &metadata) {
+  StatusOr<Format> checked = checkOutputOptions(options);
+  if (!checked)
+    return checked.status();
+  const Format to = *checked;
+  if (isModelDirectoryOutput(options.output))
+    return Status::invalidArgument(
+        "'" + options.output +
+        "' names a directory: a model directory is written from a Hugging "
+        "Face model's files");
+  if (isMlir(to) && !options.mlir)
+    return Status::unsupported(
+        "'" + options.output +
+        "': this build has no MLIR (VMPACK_ENABLE_MLIR=OFF), so it cannot "
+        "write .mlir and .mlirbc files; rebuild with -DVMPACK_ENABLE_MLIR=ON");
+  auto warn = [&](const std::string &m) {
+    if (options.warning)
+      options.warning(m);
+  };
+  if (to == Format::Vmpk)
+    if (Status s =
+            applyEncoding(tensors, options.encoding.value_or(Encoding::Packed));
+        !s)
+      return s;
   StatusOr<OutputPath> out = OutputPath::create(options.output, to);
   if (!out)
     return out.status();
   const std::string &path = out->path();
+  std::vector<std::string> files;
   auto sharded = [&](StatusOr<std::vector<std::string>> written) {
     if (!written)
       return written.status();
-    result.files = std::move(*written);
+    files = std::move(*written);
     return Status::ok();
   };
-  GgufMetadata gguf = merger.merged();
+  GgufMetadata gguf = metadata;
   StringMetadata strings;
   if (to != Format::Gguf) {
     StatusOr<StringMetadata> asStrings = ggufToStringMetadata(gguf);
@@ -1100,7 +1138,7 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     return written;
   if (Status s = out->finish(); !s)
     return s;
-  if (result.files.empty())
-    result.files.push_back(out->display());
-  return result;
+  if (files.empty())
+    files.push_back(out->display());
+  return files;
 }

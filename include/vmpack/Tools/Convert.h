@@ -15,6 +15,8 @@
 #ifndef VMPACK_TOOLS_CONVERT_H
 #define VMPACK_TOOLS_CONVERT_H
 
+#include "vmpack/Formats/Gguf.h"
+#include "vmpack/Formats/Tensor.h"
 #include "vmpack/Pack/Encoding.h"
 #include "vmpack/Quant/Dequantize.h"
 #include "vmpack/Tools/FormatTable.h"
@@ -108,6 +110,25 @@ struct ConvertResult {
 /// an unknown format, a missing input or output. Returns the output
 /// format.
 StatusOr<Format> checkConvertOptions(const ConvertOptions &options);
+
+/// The part of checkConvertOptions about the output: its format (by
+/// extension or `to`, from the one format table) and the options that
+/// apply to it (alignment, maxShardSize, moduleName, encoding, dense, the
+/// ONNX options). The input options are not looked at.
+StatusOr<Format> checkOutputOptions(const ConvertOptions &options);
+
+/// Writes `tensors` (in order) and `metadata` (typed pairs: GGUF keeps
+/// them, the string-keyed formats hold values that are not strings under
+/// "vmpack.gguf." keys) to options.output, as convertFiles writes what it
+/// read: the output's format and options as checkOutputOptions checks
+/// them, .vmpk tensors re-encoded to options.encoding, the format's
+/// writer, a temporary file renamed into place (a set's files all at once),
+/// never over a file this process has open as an input. Returns the files
+/// written. Python's vmpack.save_file writes through this.
+StatusOr<std::vector<std::string>>
+writeTensorFile(const ConvertOptions &options,
+                std::vector<formats::TensorSource> tensors,
+                const formats::GgufMetadata &metadata);
 
 /// Runs the conversion (checkConvertOptions first). On an error nothing is
 /// written.
