@@ -17,6 +17,7 @@
 
 #include "Compile.h"
 #include "Convert.h"
+#include "SaveFile.h"
 
 #include "vmpack/vmpack.h"
 
@@ -561,4 +562,5 @@ PYBIND11_MODULE(_vmpack, m) {
 
   vmpack::python::registerCompile(m);
   vmpack::python::registerConvert(m);
+  vmpack::python::registerSaveFile(m);
 }

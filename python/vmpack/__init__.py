@@ -20,8 +20,11 @@ Functions:
                                safetensors or GGUF out (builds with MLIR)
     vmpack.convert(inputs, output, ...)  between weight file formats, as
                                vmpack-convert does (same bytes)
+    vmpack.save_file(tensors, path, metadata=None, format=None,
+                     alignment=None)   numpy arrays to any of those formats
 
 Classes:
+    Tensor    an array with the type to save it as: Tensor(a, type="i4")
     Module    an open file: a collections.abc.Mapping of names to Segments,
               with name, container, metadata, program, verify(), close()
     Segment   one tensor: shape, element_type, encoding, raw bytes, and
@@ -70,7 +73,8 @@ __version__ = _vmpack.VERSION
 
 __all__ = [
     "__version__",
-    "open", "load", "compile", "convert", "Module", "Segment", "Error",
+    "open", "load", "compile", "convert", "save_file", "Tensor", "Module",
+    "Segment", "Error",
     "CompileError",
     "InvalidArgumentError", "IOError", "FormatError", "ChecksumError",
     "NotFoundError", "OutOfRangeError", "UnsupportedError",
@@ -803,3 +807,124 @@ def convert(inputs, output, *, from_format=None, format=None, alignment=None,
                    onnx_template=_os.fsdecode(_os.fspath(onnx_template))
                    if onnx_template is not None else None)
     return _vmpack.convert(paths, _os.fsdecode(_os.fspath(output)), options)
+
+
+class Tensor:
+    """A numpy array with the MLIR element type to save it as, for types
+    numpy has no dtype for: vmpack.Tensor(array, type="si3"). The array
+    holds the values widened (integers in any integer dtype, floats in
+    float16, float32 or float64); save_file checks that each is a value of
+    the type. The same as the tuple (array, "si3")."""
+
+    __slots__ = ("array", "type")
+
+    def __init__(self, array, type=None):
+        self.array = array
+        self.type = type
+
+    def __repr__(self):
+        a = _np.asarray(self.array)
+        return "vmpack.Tensor(shape=%s, dtype=%s, type=%r)" % (
+            tuple(a.shape), a.dtype, self.type)
+
+
+def _save_entry(name, value):
+    """(name, C-contiguous little-endian array, type or None) for the
+    extension. Only an array that is not C-contiguous or not little-endian
+    is copied (once); every other array is written from its own buffer."""
+    if not isinstance(name, str):
+        raise TypeError("vmpack.save_file: tensor names are str, not %s"
+                        % type(name).__name__)
+    type_ = None
+    if isinstance(value, Tensor):
+        value, type_ = value.array, value.type
+    elif isinstance(value, tuple):
+        if len(value) != 2 or not isinstance(value[1], str):
+            raise TypeError("vmpack.save_file: tensor %r: a tuple is "
+                            "(array, \"TYPE\")" % name)
+        value, type_ = value
+    if type_ is not None and not isinstance(type_, str):
+        raise TypeError("vmpack.save_file: tensor %r: the type is a str "
+                        "such as \"i4\"" % name)
+    array = _np.asarray(value)
+    if array.dtype.byteorder == ">" or (array.dtype.byteorder == "=" and
+                                        not _LITTLE_ENDIAN):
+        array = array.astype(array.dtype.newbyteorder("<"))
+    if array.dtype.kind not in "biufc":
+        raise UnsupportedError(
+            "tensor %r: numpy dtype %s holds no numbers vmpack writes"
+            % (name, array.dtype))
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")  # (ascontiguousarray makes 0-d 1-d)
+    return (name, array, type_)
+
+
+def save_file(tensors, path, metadata=None, format=None, alignment=None):
+    """Writes numpy arrays to a weight file, as safetensors' save_file
+    does: `tensors` maps names to arrays, written in the mapping's order.
+
+    The format is the one `path`'s extension names (.vmpk, .safetensors,
+    .gguf, .irpa, .mlir, .mlirbc, .onnx), or `format` ("vmpk",
+    "safetensors", "gguf", "irpa", "mlir", "mlirbc", "onnx"). The writers,
+    layouts and metadata are vmpack-convert's (tools::writeTensorFile):
+    what vmpack-convert writes from a file, save_file writes from arrays.
+
+    Element types: each array's dtype gives one (bool -> i1, int8 -> i8,
+    uint16 -> ui16, float16 -> f16, float32 -> f32, float64 -> f64,
+    complex64 -> complex<f32>, complex128 -> complex<f64>). A type numpy
+    lacks is named with the array: (array, "i4"), (array, "f4E2M1FN") or
+    vmpack.Tensor(array, type="si3"), any MLIR element type of at most 64
+    bits (32 for floats, complex<...> of floats). The array holds the
+    values widened (i4 in int8, f8E4M3FN or bf16 in float32, ...), and
+    every value must be one of the type: integers in its range (iN and
+    siN -2^(N-1) to 2^(N-1)-1, uiN 0 to 2^N-1; i1 also takes 1 and -1 for
+    true), floats held exactly (no rounding; any NaN is the type's NaN,
+    where it has one). Otherwise vmpack.InvalidArgumentError names the
+    tensor, the value and its index, and nothing is written.
+
+    Memory: an array whose bytes are the stored bytes is written from its
+    own buffer, without a copy; others are encoded while the file is
+    written, a few MiB at a time. Only an array that is not C-contiguous
+    or is big-endian is copied first.
+
+    metadata: a mapping of str to str. safetensors: its __metadata__;
+    .vmpk: the module's metadata; MLIR: the vmpack.metadata attribute;
+    GGUF: string values, and a key "vmpack.gguf.KEY" with a value
+    "TYPE:JSON" ("uint32:32", "array<string>:[\\"a\\"]"; docs/interop.md)
+    stores KEY as that GGUF type; ONNX: metadata_props. .irpa keeps none
+    and refuses any. A key the writers reserve (vmpack.type.*, which
+    records sub-byte types) is refused, named; so is GGUF's
+    general.alignment as anything but a uint32 (`alignment` sets it).
+
+    alignment: .vmpk segment alignment (default 64), GGUF's
+    general.alignment (default 32, at least 8), MLIR blob alignment
+    (default 16); a power of two from 1 to 65536. safetensors and .irpa
+    have fixed layouts and refuse it.
+
+    The file is written beside `path` under a temporary name and renamed
+    into place when complete: a failed save leaves no file and an existing
+    one as it was. A file this process has open (vmpack.open) is never
+    overwritten. Runs without the GIL. Returns None."""
+    if isinstance(tensors, _abc.Mapping):
+        items = list(tensors.items())
+    else:
+        raise TypeError("vmpack.save_file: tensors is a mapping of names "
+                        "to arrays, not %s" % type(tensors).__name__)
+    entries = [_save_entry(name, value) for name, value in items]
+    pairs = []
+    if metadata is not None:
+        if not isinstance(metadata, _abc.Mapping):
+            raise TypeError("vmpack.save_file: metadata is a mapping of str "
+                            "to str")
+        for key, value in metadata.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise TypeError(
+                    "vmpack.save_file: metadata key %r: keys and values are "
+                    "str (GGUF values of other types: key \"vmpack.gguf."
+                    "KEY\", value \"TYPE:JSON\")" % (key,))
+            pairs.append((key, value))
+    if alignment is not None and (isinstance(alignment, bool) or
+                                  not isinstance(alignment, int)):
+        raise TypeError("vmpack.save_file: alignment is an int")
+    _vmpack.save_file(entries, _os.fsdecode(_os.fspath(path)), pairs, format,
+                      alignment)

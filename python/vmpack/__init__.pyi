@@ -118,6 +118,20 @@ def convert(inputs: Union[_Path, List[_Path]], output: _Path, *,
             quant: Optional[str] = ..., tokenizer_pre: Optional[str] = ...,
             no_vocab: bool = ..., onnx_template: Optional[_Path] = ...,
             onnx_inline: bool = ...) -> Dict[str, Any]: ...
+
+_Saved = Union[npt.ArrayLike, Tuple[npt.ArrayLike, str], "Tensor"]
+
+class Tensor:
+    """An array and the MLIR element type to save it as (save_file)."""
+    array: Any
+    type: Optional[str]
+    def __init__(self, array: Any, type: Optional[str] = ...) -> None: ...
+
+def save_file(tensors: collections.abc.Mapping[str, _Saved], path: _Path,
+              metadata: Optional[collections.abc.Mapping[str, str]] = ...,
+              format: Optional[str] = ...,
+              alignment: Optional[int] = ...) -> None: ...
+
 def compile(input: _Path, output: _Path, encoding: str = ...,
             alignment: int = ..., threads: int = ...,
             module_name: Optional[str] = ..., dedup: str = ...,

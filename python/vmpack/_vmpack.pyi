@@ -50,6 +50,11 @@ def compile(input: str, output: str, encoding: str, alignment: int,
 def convert(inputs: List[str], output: str,
             options: Dict[str, Any]) -> Dict[str, Any]: ...
 
+def save_file(entries: List[Tuple[str, npt.NDArray[Any], Optional[str]]],
+              path: str, metadata: List[Tuple[str, str]],
+              format: Optional[str],
+              alignment: Optional[int]) -> Dict[str, Any]: ...
+
 def status_name(status: int) -> str: ...
 
 class Module:
