@@ -70,3 +70,18 @@ vmpack::formats::dequantizeTensor(const TensorSource &blocks, FloatType to,
   };
   return out;
 }
+
+std::optional<FloatType> vmpack::formats::floatTypeOf(const ElementType &type) {
+  if (type.isComplex)
+    return std::nullopt;
+  switch (type.scalar.kind) {
+  case ScalarKind::F32:
+    return FloatType::F32;
+  case ScalarKind::F16:
+    return FloatType::F16;
+  case ScalarKind::BF16:
+    return FloatType::BF16;
+  default:
+    return std::nullopt;
+  }
+}

@@ -11,6 +11,8 @@
 
 #include "vmpack/Formats/HfQuant.h"
 
+#include "vmpack/Formats/DequantizeTensor.h"
+
 #include "BoundedJson.h"
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/TypeTable.h"
@@ -1936,7 +1938,219 @@ void bnbValues(const HfQuantLinear &l, uint64_t first, uint64_t count,
   }
 }
 
+/// A stored scale (`from`: "f16", "bf16" or "f32") as float32.
+float storedScale(const std::string &from, const uint8_t *p) {
+  if (from == "f32") {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  uint16_t h;
+  std::memcpy(&h, p, 2);
+  return from == "f16" ? quant::halfToFloat(h) : quant::bfloat16ToFloat(h);
+}
+
+/// `f` in `to` (f32, f16 or bf16) at `out`; false when `to` cannot hold it
+/// exactly (every bit of a NaN included).
+bool putScale(quant::FloatType to, float f, uint8_t *out) {
+  uint32_t want;
+  std::memcpy(&want, &f, 4);
+  float back = f;
+  if (to == quant::FloatType::F32) {
+    std::memcpy(out, &f, 4);
+  } else {
+    uint16_t h = to == quant::FloatType::F16 ? quant::floatToHalf(f)
+                                             : quant::floatToBFloat16(f);
+    std::memcpy(out, &h, 2);
+    back = to == quant::FloatType::F16 ? quant::halfToFloat(h)
+                                       : quant::bfloat16ToFloat(h);
+  }
+  uint32_t got;
+  std::memcpy(&got, &back, 4);
+  return got == want;
+}
+
+/// Packs `count` codes of `bits` (2, 4 or 8) bits each, first in the lowest
+/// bits, into count * bits / 8 bytes (count * bits a multiple of 8).
+void packCodes(const uint8_t *codes, uint64_t count, unsigned bits,
+               uint8_t *out) {
+  const unsigned per = 8 / bits;
+  for (uint64_t i = 0; i < count / per; ++i) {
+    uint8_t b = 0;
+    for (unsigned k = 0; k < per; ++k)
+      b |= uint8_t(codes[i * per + k] << (k * bits));
+    out[i] = b;
+  }
+}
+
 } // namespace
+
+StatusOr<std::vector<TensorSource>>
+vmpack::formats::hfLinearAsMatMulNBits(const HfQuantLinear &l,
+                                       const MatMulNBitsTarget &t) {
+  auto refuse = [&](const std::string &why) {
+    return Status::formatError("tensor " + quoteName(l.weight.name) + " (" +
+                               describeHfLinear(l) + ") as MatMulNBits " +
+                               quoteName(t.codes.name) + ": " + why);
+  };
+  if (l.method == HfQuantMethod::Mlx)
+    return refuse("MLX weights are q * scale + bias, and MatMulNBits holds "
+                  "(q - zero point) * scale");
+  if (l.method == HfQuantMethod::Bitsandbytes)
+    return refuse("bitsandbytes codes index a table of values (NF4, FP4), "
+                  "and MatMulNBits holds (q - zero point) * scale");
+  if (t.bits != l.bits)
+    return refuse("the node has bits " + std::to_string(t.bits) +
+                  ", the codes are " + std::to_string(l.bits) + "-bit");
+  if (t.bits != 2 && t.bits != 4 && t.bits != 8)
+    return refuse("MatMulNBits of " + std::to_string(t.bits) +
+                  " bits is not written (2, 4 and 8 are)");
+  const uint64_t bs = t.blockSize, in = uint64_t(l.in), out = uint64_t(l.out);
+  if (bs == 0 || in % bs != 0)
+    return refuse("K = " + std::to_string(in) + " is not whole blocks of " +
+                  std::to_string(bs));
+  const uint64_t run = l.uniformRun(bs);
+  if (run % bs != 0)
+    return refuse("a block of " + std::to_string(bs) +
+                  " codes would span two groups (" +
+                  (l.weight.groupIndex.empty()
+                       ? "groups of " + std::to_string(l.groupSize)
+                       : std::string("act-order groups that are not runs of ") +
+                             std::to_string(bs)) +
+                  "); MatMulNBits has one scale per block");
+  const uint64_t blocks = in / bs, blockBytes = bs * t.bits / 8;
+  const uint64_t zpRowBytes = (blocks * t.bits + 7) / 8;
+  if (t.codes.shape !=
+      std::vector<int64_t>{int64_t(out), int64_t(blocks), int64_t(blockBytes)})
+    return refuse(
+        "B is " + tensorTypeString(t.codes.elementType, t.codes.shape) +
+        ", the linear [" + std::to_string(out) + ", " + std::to_string(in) +
+        "] needs [" + std::to_string(out) + ", " + std::to_string(blocks) +
+        ", " + std::to_string(blockBytes) + "]");
+  std::optional<quant::FloatType> scaleType = floatTypeOf(t.scales.elementType);
+  std::optional<uint64_t> nScales = numElements(t.scales.shape);
+  if (!scaleType || !nScales || *nScales != out * blocks)
+    return refuse("its scales " +
+                  tensorTypeString(t.scales.elementType, t.scales.shape) +
+                  " are not " + std::to_string(out * blocks) +
+                  " f32, f16 or bf16 values");
+  if (t.zeroPoints) {
+    std::optional<uint64_t> nZeros = numElements(t.zeroPoints->shape);
+    const uint64_t want = t.packedZeroPoints ? out * zpRowBytes : out * blocks;
+    if (!nZeros || *nZeros != want)
+      return refuse(
+          "its zero_points " +
+          tensorTypeString(t.zeroPoints->elementType, t.zeroPoints->shape) +
+          " are not " + std::to_string(want) + " values");
+  }
+
+  // Every row checked first: zero points and scales.
+  const uint64_t units = in / run, perUnit = run / bs;
+  const unsigned sb = l.scaleType == "f32" ? 4 : 2;
+  const unsigned tb = quant::floatTypeBytes(*scaleType);
+  const unsigned half = 1u << (t.bits - 1), maxq = (1u << t.bits) - 1;
+  const int64_t step =
+      std::max<int64_t>(1, int64_t((4u << 20) / std::max<uint64_t>(1, in)));
+  HfRows rows;
+  uint8_t scratch[4];
+  for (int64_t r = 0; r < l.out; r += step) {
+    const int64_t n = std::min(step, l.out - r);
+    if (Status s = unpackHfRows(l, r, n, run, rows); !s)
+      return s;
+    for (uint64_t i = 0; i < uint64_t(n) * units; ++i) {
+      const uint64_t row = uint64_t(r) + i / units, block = i % units * perUnit;
+      const uint8_t z = rows.zeros[i];
+      if (z > maxq || (!t.zeroPoints && z != half))
+        return refuse(
+            "row " + std::to_string(row) + ", block " + std::to_string(block) +
+            " has zero point " + std::to_string(z) +
+            (t.zeroPoints
+                 ? ", which " + std::to_string(t.bits) + " bits cannot hold"
+                 : ", and the node has no zero_points "
+                   "(they are " +
+                       std::to_string(half) + ")"));
+      const float s = storedScale(l.scaleType, rows.scales.data() + i * sb);
+      if (!putScale(*scaleType, s, scratch))
+        return refuse("row " + std::to_string(row) + ", block " +
+                      std::to_string(block) + " has scale " +
+                      std::to_string(s) + ", which " +
+                      quant::floatTypeName(*scaleType) +
+                      " (the template's scales) cannot hold exactly");
+    }
+  }
+
+  const HfQuantLinear *lp = &l;
+  const unsigned bits = t.bits;
+  std::vector<TensorSource> result;
+  TensorSource codes;
+  codes.info = t.codes;
+  codes.info.offset = 0;
+  codes.info.length = out * blocks * blockBytes;
+  const uint64_t codeRow = blocks * blockBytes;
+  codes.produce = [lp, run, bits, codeRow](uint64_t first, uint64_t n,
+                                           uint8_t *dst) {
+    auto [r0, r1] = rowsOf(first, n, codeRow);
+    HfRows rows;
+    (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
+    std::vector<uint8_t> packed(uint64_t(r1 - r0) * codeRow);
+    packCodes(rows.codes.data(), rows.codes.size(), bits, packed.data());
+    std::memcpy(dst, packed.data() + (first - uint64_t(r0) * codeRow), n);
+  };
+  result.push_back(std::move(codes));
+
+  // Scales and zero points, a row of blocks at a time.
+  auto perRow =
+      [&](const TensorInfo &info, uint64_t rowBytes,
+          std::function<void(const HfRows &, uint64_t row, uint8_t *dst)>
+              fill) {
+        TensorSource s;
+        s.info = info;
+        s.info.offset = 0;
+        s.info.length = out * rowBytes;
+        s.produce = [lp, run, rowBytes, fill](uint64_t first, uint64_t n,
+                                              uint8_t *dst) {
+          auto [r0, r1] = rowsOf(first, n, rowBytes);
+          HfRows rows;
+          (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
+          std::vector<uint8_t> bytes(uint64_t(r1 - r0) * rowBytes);
+          for (int64_t r = 0; r < r1 - r0; ++r)
+            fill(rows, uint64_t(r), bytes.data() + uint64_t(r) * rowBytes);
+          std::memcpy(dst, bytes.data() + (first - uint64_t(r0) * rowBytes), n);
+        };
+        return s;
+      };
+  const std::string from = l.scaleType;
+  const quant::FloatType to = *scaleType;
+  result.push_back(perRow(
+      t.scales, blocks * tb, [=](const HfRows &rows, uint64_t r, uint8_t *dst) {
+        for (uint64_t j = 0; j < blocks; ++j)
+          (void)putScale(to,
+                         storedScale(from, rows.scales.data() +
+                                               (r * units + j / perUnit) * sb),
+                         dst + j * tb);
+      }));
+  if (t.zeroPoints) {
+    if (t.packedZeroPoints) {
+      result.push_back(
+          perRow(*t.zeroPoints, zpRowBytes,
+                 [=](const HfRows &rows, uint64_t r, uint8_t *dst) {
+                   std::memset(dst, 0, zpRowBytes);
+                   for (uint64_t j = 0; j < blocks; ++j)
+                     dst[j * bits / 8] |= uint8_t(
+                         rows.zeros[r * units + j / perUnit] << (j * bits % 8));
+                 }));
+    } else {
+      result.push_back(perRow(
+          *t.zeroPoints, blocks * tb,
+          [=](const HfRows &rows, uint64_t r, uint8_t *dst) {
+            for (uint64_t j = 0; j < blocks; ++j)
+              (void)putScale(to, float(rows.zeros[r * units + j / perUnit]),
+                             dst + j * tb);
+          }));
+    }
+  }
+  return result;
+}
 
 StatusOr<TensorSource> vmpack::formats::hfLinearAsFloats(const HfQuantLinear &l,
                                                          quant::FloatType to) {

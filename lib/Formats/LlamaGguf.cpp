@@ -14,6 +14,7 @@
 #include "vmpack/Formats/LlamaGguf.h"
 
 #include "BoundedJson.h"
+#include "vmpack/Formats/DequantizeTensor.h"
 #include "vmpack/Formats/GgmlConvert.h"
 #include "vmpack/Formats/HfQuant.h"
 #include "vmpack/Formats/SentencePiece.h"
@@ -500,22 +501,6 @@ ElementType floatElement(ScalarKind kind) {
   ElementType t;
   t.scalar = ScalarType::floatKind(kind);
   return t;
-}
-
-/// f32, f16 or bf16, by the element type; nullopt for any other.
-std::optional<quant::FloatType> floatTypeOf(const ElementType &t) {
-  if (t.isComplex)
-    return std::nullopt;
-  switch (t.scalar.kind) {
-  case ScalarKind::F32:
-    return quant::FloatType::F32;
-  case ScalarKind::F16:
-    return quant::FloatType::F16;
-  case ScalarKind::BF16:
-    return quant::FloatType::BF16;
-  default:
-    return std::nullopt;
-  }
 }
 
 float toF32(quant::FloatType type, const uint8_t *p) {

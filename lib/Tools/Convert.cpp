@@ -175,6 +175,45 @@ Status notForHf(const std::string &quant, const std::string &path) {
       quant + " is for ggml blocks and planar sets");
 }
 
+/// The com.microsoft MatMulNBits nodes of an ONNX template, by the name of
+/// the weight each takes (docs/interop.md, "Writing MatMulNBits"): B's
+/// initializer name without the "_Q<bits>" that onnxruntime's
+/// MatMulNBitsQuantizer appends to the MatMul weight's name, else B's name.
+StatusOr<std::map<std::string, MatMulNBitsTarget>>
+matMulNBitsTargets(const std::string &templatePath) {
+  OnnxModel model;
+  StatusOr<std::unique_ptr<WeightFile>> file =
+      openOnnx(templatePath, OnnxLimits(), &model);
+  if (!file)
+    return file.status().withContext("--onnx-template: ");
+  StatusOr<std::vector<OnnxQuantizedWeight>> weights =
+      onnxQuantizedWeights(model, **file);
+  if (!weights)
+    return weights.status().withContext("--onnx-template '" + templatePath +
+                                        "': ");
+  std::map<std::string, MatMulNBitsTarget> byWeight;
+  const std::vector<TensorInfo> &infos = (*file)->tensors;
+  for (const OnnxQuantizedWeight &w : *weights) {
+    if (!w.matMulNBits)
+      continue;
+    MatMulNBitsTarget t;
+    t.bits = w.bits;
+    t.blockSize = uint64_t(w.blockSize);
+    t.codes = infos[size_t(w.codes)];
+    t.scales = infos[size_t(w.scales)];
+    if (w.zeroPoints >= 0)
+      t.zeroPoints = infos[size_t(w.zeroPoints)];
+    t.packedZeroPoints = w.packedZeroPoints;
+    std::string name = t.codes.name;
+    const std::string suffix = "_Q" + std::to_string(w.bits);
+    if (name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      name.resize(name.size() - suffix.size());
+    byWeight.emplace(std::move(name), std::move(t));
+  }
+  return byWeight;
+}
+
 /// -o DIR/: a Hugging Face model directory.
 bool isModelDirectoryOutput(const std::string &output) {
   return output.size() > 1 && output.back() == '/';
@@ -763,6 +802,17 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
       if (!target)
         return notForHf(*options.quant, path);
     }
+    // An ONNX template's MatMulNBits nodes take the linears named after
+    // their weights.
+    std::map<std::string, MatMulNBitsTarget> nbits;
+    if (to == Format::Onnx && options.onnxTemplate && !options.dequantize &&
+        !target) {
+      StatusOr<std::map<std::string, MatMulNBitsTarget>> found =
+          matMulNBitsTargets(*options.onnxTemplate);
+      if (!found)
+        return found.status();
+      nbits = std::move(*found);
+    }
     std::vector<TensorSource> sources;
     for (const HfQuantModel::Entry &e : m.order) {
       if (e.linear < 0) {
@@ -771,7 +821,16 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
         continue;
       }
       const HfQuantLinear &l = m.linears[size_t(e.linear)];
-      if (options.dequantize) {
+      auto node = nbits.find(l.weight.name);
+      if (node != nbits.end()) {
+        StatusOr<std::vector<TensorSource>> parts =
+            hfLinearAsMatMulNBits(l, node->second);
+        if (!parts)
+          return parts.status().withContext("'" + path + "': ");
+        for (TensorSource &t : *parts)
+          sources.push_back(std::move(t));
+        ++counts.rewritten["MatMulNBits"];
+      } else if (options.dequantize) {
         StatusOr<TensorSource> f = hfLinearAsFloats(l, *options.dequantize);
         if (!f)
           return f.status();

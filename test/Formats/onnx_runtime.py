@@ -339,6 +339,101 @@ def exercise(name, model, weights_st, ref, inputs, new_w, new_st, checker):
     return base
 
 
+# --- A GPTQ or AWQ checkpoint into a template's MatMulNBits nodes. ----------
+# The checkpoints are test/vmpack-convert/hf_quant.py's, packed with numpy
+# as AutoGPTQ and AutoAWQ pack them; the template has one MatMulNBits per
+# linear, its initializers named as onnxruntime's MatMulNBitsQuantizer
+# names them (WEIGHT_Q4, WEIGHT_scales, WEIGHT_zero_points).
+
+def nbits_template(path, linears, others, block, zero_points, scale_type):
+    nodes, inits, inputs, outputs = [], [], [], []
+    elem = TensorProto.FLOAT16 if scale_type == np.float16 else \
+        TensorProto.FLOAT
+    for i, (name, n, k) in enumerate(linears):
+        blocks = k // block
+        inits.append(numpy_helper.from_array(
+            np.zeros((n, blocks, block // 2), np.uint8), name + "_Q4"))
+        inits.append(numpy_helper.from_array(
+            np.zeros(n * blocks, scale_type), name + "_scales"))
+        ins = [f"a{i}", name + "_Q4", name + "_scales"]
+        if zero_points:
+            inits.append(numpy_helper.from_array(
+                np.zeros(n * ((blocks + 1) // 2), np.uint8),
+                name + "_zero_points"))
+            ins.append(name + "_zero_points")
+        nodes.append(helper.make_node(
+            "MatMulNBits", ins, [f"y{i}"], domain="com.microsoft", K=k, N=n,
+            bits=4, block_size=block))
+        inputs.append(helper.make_tensor_value_info(f"a{i}", elem, ["M", k]))
+        outputs.append(helper.make_tensor_value_info(f"y{i}", elem,
+                                                     ["M", n]))
+    for name, array in others.items():
+        inits.append(numpy_helper.from_array(np.zeros_like(array), name))
+    g = helper.make_graph(nodes, "gptq", inputs, outputs, inits)
+    m = helper.make_model(g, opset_imports=[
+        helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 10
+    onnx.save(m, path)
+
+
+def unquantized(ckpt, hf_quant):
+    """Zeros shaped and typed as the checkpoint's other tensors, which the
+    template holds under the same names."""
+    stored = hf_quant.read_safetensors(os.path.join(ckpt,
+                                                    "model.safetensors"))
+    return {k: np.zeros(shape, hf_quant.DTYPES[dtype])
+            for k, (dtype, shape, _) in stored.items()
+            if not k.endswith((".qweight", ".qzeros", ".scales", ".g_idx"))}
+
+
+def gptq_into_matmulnbits():
+    sys.path.insert(0, os.path.join(here, "..", "vmpack-convert"))
+    import hf_quant
+    d = os.path.join(work, "gptq-nbits")
+    os.makedirs(d, exist_ok=True)
+    linears = [(name + ".weight", n, k) for name, n, k in hf_quant.MODULES]
+    cases = [("gptq", ["gptq", "4", "32", "asym", "v1"], 32, True),
+             ("gptq-sym", ["gptq", "4", "32", "sym", "v2"], 16, False),
+             ("awq", ["awq", "4", "32", "asym"], 32, True)]
+    for label, args, block, zp in cases:
+        ckpt = os.path.join(d, label)
+        hf_quant.write([ckpt] + args)
+        others = unquantized(ckpt, hf_quant)
+        templ = os.path.join(d, label + "-template.onnx")
+        nbits_template(templ, linears, others, block, zp, np.float32)
+        out = os.path.join(d, label + ".onnx")
+        err = run([ckpt, "--onnx-template=" + templ, "-o", out])
+        ref = np.load(os.path.join(ckpt, "reference.npz"))
+        ok = True
+        for i, (name, n, k) in enumerate(linears):
+            eye = ort(out, {f"a{j}": np.eye(kk, dtype=np.float32) if j == i
+                            else np.zeros((1, kk), np.float32)
+                            for j, (_, _, kk) in enumerate(linears)})
+            ok = ok and np.array_equal(eye[f"y{i}"].T,
+                                       ref[name].astype(np.float64))
+        check(ok, f"{label}: GPTQ/AWQ weights through a MatMulNBits template "
+                  f"(block {block}) run in ONNX Runtime to the checkpoint's "
+                  "(q - z) * s exactly")
+    # A block wider than the checkpoint's groups has no exact form.
+    ckpt = os.path.join(d, "gptq")
+    templ = os.path.join(d, "wide-template.onnx")
+    others = unquantized(ckpt, hf_quant)
+    nbits_template(templ, linears, others, 64, True, np.float32)
+    bad = os.path.join(d, "wide.onnx")
+    err = run([ckpt, "--onnx-template=" + templ, "-o", bad], expect=1)
+    check("model.layers.0.self_attn.q_proj.weight" in err and
+          "would span two groups" in err and not os.path.exists(bad),
+          "gptq: a MatMulNBits block of 64 over groups of 32 is refused, "
+          "naming the tensor, and nothing is written")
+    # A symmetric node (no zero_points) refuses asymmetric zero points.
+    templ = os.path.join(d, "nozp-template.onnx")
+    nbits_template(templ, linears, others, 32, False, np.float32)
+    err = run([ckpt, "--onnx-template=" + templ, "-o", bad], expect=1)
+    check("the node has no zero_points" in err and not os.path.exists(bad),
+          "gptq: asymmetric codes into a node without zero_points are "
+          "refused")
+
+
 def main():
     # Float model.
     new = {k: small(v.shape) for k, v in dense_w.items()}
@@ -467,6 +562,8 @@ def main():
             eye = want  # the float16 binding needs Float16Array; numpy only
         check(np.array_equal(got, eye) and np.array_equal(got, want),
               f"{name}: --dequantize = ONNX Runtime's weight = numpy")
+
+    gptq_into_matmulnbits()
 
     if failures:
         print(f"{len(failures)} check(s) failed")

@@ -34,6 +34,10 @@ StatusOr<TensorSource> dequantizeTensor(const TensorSource &blocks,
                                         quant::FloatType to,
                                         unsigned threads = 1);
 
+/// f32, f16 or bf16, by the element type; nullopt for any other (complex
+/// types included).
+std::optional<quant::FloatType> floatTypeOf(const ElementType &type);
+
 } // namespace vmpack::formats
 
 #endif // VMPACK_FORMATS_DEQUANTIZETENSOR_H

@@ -306,6 +306,33 @@ StatusOr<std::string> rewriteHfConfig(const uint8_t *configJson, size_t size,
                                       const std::string &quantization,
                                       const std::string &where);
 
+/// The initializers of one com.microsoft MatMulNBits node of an ONNX
+/// template (docs/interop.md, "MatMulNBits and DequantizeLinear") that a
+/// quantized linear is written into.
+struct MatMulNBitsTarget {
+  /// The node's attributes.
+  unsigned bits = 4;
+  uint64_t blockSize = 0;
+  /// B, scales and, when the node has them, zero_points: names, types
+  /// and shapes as the template has them.
+  TensorInfo codes, scales;
+  std::optional<TensorInfo> zeroPoints;
+  /// zero_points packed like B (uint8), else of the scales' type.
+  bool packedZeroPoints = true;
+};
+/// `linear` as the B, scales and zero_points of `target`, built row by
+/// row while a writer asks for them: value (code - zero point) * scale is
+/// (q - z) * s, so the codes, zero points and scales are the checkpoint's.
+/// Exact or refused, naming the tensor and the reason: another width, a
+/// block that is not inside one group (a group size or act-order run that
+/// the block size does not divide), a K that is not whole blocks, shapes
+/// that disagree with the linear, a scale the template's scale type cannot
+/// hold exactly, zero points where the node has none (2^(bits-1)) or one
+/// that does not fit in `bits`, MLX's q * s + b. Every row is checked
+/// before a byte is written. `linear` must outlive the result.
+StatusOr<std::vector<TensorSource>>
+hfLinearAsMatMulNBits(const HfQuantLinear &linear,
+                      const MatMulNBitsTarget &target);
 /// A line for tools: "gptq 4-bit, groups of 128, v1 zero points,
 /// symmetric, act-order".
 std::string describeHfLinear(const HfQuantLinear &linear);
