@@ -235,6 +235,84 @@ TensorSource vmpack::formats::joinPlanar(uint32_t type, const std::string &name,
 
 namespace {
 
+/// The block of Q4_0, Q5_0 or Q8_0 (value = f(q) * d) that holds the 32
+/// values `w` exactly, if there is one, into `blk`. A complete search: if
+/// some d and codes hold them, the element of largest magnitude is q * d
+/// for a code q, a product that is exact in float32 (8-bit q, 11-bit d),
+/// so d = w[max] / q exactly, for one of the at most 255 codes tried; each
+/// other code is then w[i] / d. The block is built and checked by
+/// repackToGgml (its decode compared bit for bit).
+bool exactSymmetric(uint32_t to, const std::string &name, const float *w,
+                    uint8_t *blk) {
+  int lo, hi;
+  if (to == quant::kGgmlQ4_0)
+    lo = -8, hi = 7;
+  else if (to == quant::kGgmlQ5_0)
+    lo = -16, hi = 15;
+  else if (to == quant::kGgmlQ8_0)
+    lo = -128, hi = 127;
+  else
+    return false;
+  uint32_t imax = 0;
+  for (uint32_t i = 0; i < 32; ++i) {
+    if (!std::isfinite(w[i]))
+      return false;
+    if (std::fabs(w[i]) > std::fabs(w[imax]))
+      imax = i;
+  }
+  int8_t codes[32];
+  uint8_t scale[2];
+  quant::GroupQuantSource src;
+  src.name = name;
+  src.shape = {32};
+  src.codeType = "si8";
+  src.codes = reinterpret_cast<const uint8_t *>(codes);
+  src.groupSize = 32;
+  src.scaleType = "f16";
+  src.scales = scale;
+  auto attempt = [&](float d) {
+    uint16_t h = quant::ggmlFloatToHalf(d);
+    if (bitsOf(quant::ggmlHalfToFloat(h)) != bitsOf(d))
+      return false; // d is not a float16
+    for (uint32_t i = 0; i < 32; ++i) {
+      float q = w[i] == 0.0f ? 0.0f : std::nearbyint(w[i] / d);
+      if (d == 0.0f) // every value is a zero: -0 is (-1) * +0
+        q = std::signbit(w[i]) ? -1.0f : 0.0f;
+      if (!(q >= float(lo) && q <= float(hi)) || bitsOf(q * d) != bitsOf(w[i]))
+        return false;
+      codes[i] = int8_t(q);
+    }
+    scale[0] = uint8_t(h), scale[1] = uint8_t(h >> 8);
+    uint8_t built[34];
+    if (!quant::repackToGgml(to, src, built).isOk())
+      return false;
+    std::memcpy(blk, built, quant::ggmlBlockBytes(to));
+    return true;
+  };
+  if (w[imax] == 0.0f)
+    return attempt(0.0f);
+  // w[max] = k * d: the odd part of its significand is the odd part of k
+  // times that of d's (at most 11 bits), which rules out most k at once.
+  auto oddPart = [](uint32_t v) {
+    while (v && !(v & 1))
+      v >>= 1;
+    return v;
+  };
+  uint32_t bits = bitsOf(w[imax]);
+  uint32_t sig = (bits & 0x7FFFFF) | ((bits & 0x7F800000) ? 0x800000 : 0);
+  const uint32_t odd = oddPart(sig);
+  for (int k = hi; k >= lo; --k) {
+    if (k == 0)
+      continue;
+    uint32_t ko = oddPart(uint32_t(k < 0 ? -k : k));
+    if (odd % ko != 0 || odd / ko > 2047)
+      continue;
+    if (attempt(w[imax] / float(k)))
+      return true;
+  }
+  return false;
+}
+
 /// One conversion's fixed facts, shared by the check and the writer.
 struct Conversion {
   TensorSource source;
@@ -337,6 +415,11 @@ struct Conversion {
             " sets become " + typeName(to));
       (void)quant::quantizeGgmlBlocks(to, w, 1, blk);
       (void)quant::decodeGgmlBlocks(to, blk, 1, got.data());
+      bool same = true;
+      for (uint32_t i = 0; i < tb && same; ++i)
+        same = bitsOf(w[i]) == bitsOf(got[i]);
+      if (same || exactSymmetric(to, source.info.name, w, blk))
+        continue;
       bool changed = false;
       for (uint32_t i = 0; i < tb; ++i) {
         if (bitsOf(w[i]) == bitsOf(got[i]))

@@ -93,8 +93,9 @@ struct RoundingReport {
 /// `source` (ggml blocks of any type vmpack decodes, or a plain f32 tensor)
 /// as blocks of `ggmlType`. Every block is first built exactly: the codes,
 /// scales and minimums moved from one of Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 into
-/// another (quant::repackToGgml), or ggml's reference quantizer's block
-/// when it decodes to the same float32 bits. Where neither is exact, the
+/// another (quant::repackToGgml), ggml's reference quantizer's block when
+/// it decodes to the same float32 bits, or, for Q4_0, Q5_0 and Q8_0, the
+/// block a complete search for its scale finds. Where none is exact, the
 /// conversion is refused (a Format error naming the tensor, the first
 /// element that would change and the value it would become), unless
 /// `allowRounding`: then the quantizer's block is kept and `report`
