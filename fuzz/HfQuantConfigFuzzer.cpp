@@ -6,11 +6,12 @@
 // and a checkpoint_format of "", "gptq" or "gptq_v2", or AWQ with 4 bits; a
 // group size of -1 or more than 0; compressed-tensors config groups of 2..8
 // bits (8 unless pack-quantized) with a group size exactly for strategy
-// "group"; MLX bits 2, 3, 4, 5, 6, 8 in groups of 32, 64 or 128, for every
-// module entry too; bitsandbytes nf4 or fp4. The same bytes go to
-// parseBnbQuantState, whose accepted states have a known quant type, a
-// blocksize bitsandbytes dequantizes and a positive 2-D shape. A refusal has
-// a message.
+// "group", float codes exactly in float-quantized (symmetric, block
+// strategy only for them); MLX bits 2, 3, 4, 5, 6, 8 in groups of 32, 64
+// or 128, for every module entry too; bitsandbytes nf4 or fp4. The same
+// bytes go to parseBnbQuantState, whose accepted states have a known quant
+// type, a blocksize bitsandbytes dequantizes and a positive 2-D shape. A
+// refusal has a message.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,9 +61,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (const HfCtWeightArgs &a : q.ctGroups) {
       check(a.bits >= 2 && a.bits <= 8);
       check(a.format == "pack-quantized" || a.bits == 8);
+      check(a.floatType == (a.format == "float-quantized"));
+      check(!a.floatType || a.symmetric);
       check(a.strategy == "group" ? a.groupSize > 0 : a.groupSize == 0);
+      check(a.strategy == "block"
+                ? a.floatType && a.blockRows > 0 && a.blockCols > 0
+                : a.blockRows == 0 && a.blockCols == 0);
       check(a.strategy == "group" || a.strategy == "channel" ||
-            a.strategy == "tensor");
+            a.strategy == "tensor" || a.strategy == "block");
     }
     return 0;
   } else if (q.method == HfQuantMethod::Mlx) {

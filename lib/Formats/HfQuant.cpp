@@ -20,10 +20,12 @@
 #include "vmpack/Quant/HfRepack.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <functional>
+#include <limits>
 #include <map>
 #include <sys/stat.h>
 
@@ -142,10 +144,19 @@ StatusOr<HfCtWeightArgs> parseCtWeights(const json &w, const std::string &key,
   auto type = stringField(w, "type", where);
   if (!type)
     return type.status();
-  std::string t = type->value_or("int");
-  if (lower(t) != "int")
+  std::string t = lower(type->value_or("int"));
+  a.floatType = t == "float";
+  if (t != "int" && !a.floatType)
     return Status::unsupported("'" + where + "': " + at + "type \"" + t +
-                               "\" is not read (int is)");
+                               "\" is not read (int and float are)");
+  if (a.floatType != (format == "float-quantized"))
+    return Status::unsupported(
+        "'" + where + "': " + at + "type \"" + t + "\" in " + format +
+        " is not read (float-quantized holds float codes, the others int)");
+  if (a.floatType && b != 8)
+    return Status::unsupported("'" + where + "': " + at + "float num_bits " +
+                               std::to_string(b) +
+                               " is not read (FP8 E4M3, num_bits 8, is)");
   if (b < 2 || b > 8)
     return configError(where, at + "num_bits " + std::to_string(b) +
                                   " is not one vmpack reads (2..8)");
@@ -158,6 +169,9 @@ StatusOr<HfCtWeightArgs> parseCtWeights(const json &w, const std::string &key,
   if (!sym)
     return sym.status();
   a.symmetric = sym->value_or(true);
+  if (a.floatType && !a.symmetric)
+    return Status::unsupported("'" + where + "': " + at +
+                               "asymmetric float codes are not read");
   auto group = intField(w, "group_size", where);
   if (!group)
     return group.status();
@@ -173,10 +187,23 @@ StatusOr<HfCtWeightArgs> parseCtWeights(const json &w, const std::string &key,
       return configError(where, at + "strategy \"group\" needs a positive "
                                      "group_size");
     a.groupSize = **group;
+  } else if (a.strategy == "block" && a.floatType) {
+    auto bs = w.find("block_structure");
+    if (bs == w.end() || !bs->is_array() || bs->size() != 2 ||
+        !(*bs)[0].is_number_integer() || !(*bs)[1].is_number_integer() ||
+        (*bs)[0].get<int64_t>() <= 0 || (*bs)[1].get<int64_t>() <= 0 ||
+        (*bs)[0].get<int64_t>() > (int64_t(1) << 30) ||
+        (*bs)[1].get<int64_t>() > (int64_t(1) << 30))
+      return configError(where, at + "strategy \"block\" needs "
+                                     "\"block_structure\", two positive "
+                                     "sizes");
+    a.blockRows = (*bs)[0].get<int64_t>();
+    a.blockCols = (*bs)[1].get<int64_t>();
   } else if (a.strategy != "channel" && a.strategy != "tensor") {
     return Status::unsupported(
         "'" + where + "': " + at + "strategy \"" + a.strategy +
-        "\" is not read (group, channel and tensor are)");
+        "\" is not read (group, channel and tensor are; block for float "
+        "codes)");
   }
   auto it = w.find("actorder");
   if (it != w.end() && !it->is_null()) {
@@ -204,7 +231,7 @@ Status parseCompressedTensors(const json &q, HfQuantConfig &c) {
   std::string global = format->value_or("dense");
   auto readable = [](const std::string &f) {
     return f == "pack-quantized" || f == "naive-quantized" ||
-           f == "int-quantized";
+           f == "int-quantized" || f == "float-quantized";
   };
   auto groups = q.find("config_groups");
   if (groups == q.end() || !groups->is_object() || groups->empty())
@@ -233,8 +260,8 @@ Status parseCompressedTensors(const json &q, HfQuantConfig &c) {
       }
       if (!readable(a.format))
         return Status::unsupported("'" + where + "': format \"" + a.format +
-                                   "\" is not read (pack-quantized and "
-                                   "naive-quantized are)");
+                                   "\" is not read (pack-quantized, "
+                                   "naive-quantized and float-quantized are)");
       c.ctGroups.push_back(a);
       continue;
     }
@@ -251,8 +278,8 @@ Status parseCompressedTensors(const json &q, HfQuantConfig &c) {
     if (!readable(f))
       return Status::unsupported("'" + where + "': config group \"" + g.key() +
                                  "\" has format \"" + f +
-                                 "\", which is not read (pack-quantized and "
-                                 "naive-quantized are)");
+                                 "\", which is not read (pack-quantized, "
+                                 "naive-quantized and float-quantized are)");
     StatusOr<HfCtWeightArgs> a = parseCtWeights(*w, g.key(), f, where);
     if (!a)
       return a.status();
@@ -743,11 +770,14 @@ Status checkCtLinear(HfQuantLinear &l, const HfQuantConfig &config) {
   if (Status s = scaleTypeOf(l, l.scales); !s)
     return s;
   if (l.naive) {
-    if (!isType(qw, "I8") || qw.shape.size() != 2 || qw.shape[0] <= 0 ||
-        qw.shape[1] <= 0)
-      return bad(l.qweight, "a naive-quantized weight is a 2-D I8 tensor, "
-                            "not " +
-                                dtypeText(qw) + " " + shapeText(qw.shape));
+    if (!isType(qw, l.fp8 ? "F8_E4M3" : "I8") || qw.shape.size() != 2 ||
+        qw.shape[0] <= 0 || qw.shape[1] <= 0)
+      return bad(l.qweight, std::string(l.fp8 ? "a float-quantized weight "
+                                                "is a 2-D F8_E4M3 tensor"
+                                              : "a naive-quantized weight "
+                                                "is a 2-D I8 tensor") +
+                                ", not " + dtypeText(qw) + " " +
+                                shapeText(qw.shape));
     l.out = qw.shape[0];
     l.in = qw.shape[1];
   } else {
@@ -796,8 +826,16 @@ Status checkCtLinear(HfQuantLinear &l, const HfQuantConfig &config) {
     std::string no;
     const bool packed = a.format == "pack-quantized";
     const uint64_t per = ctPerWord(a.bits);
-    if (packed == l.naive)
+    if (packed == l.naive || a.floatType != l.fp8)
       no = "its format is " + a.format;
+    else if (a.strategy == "block" &&
+             !(sc.shape.size() == 2 &&
+               sc.shape[0] == (l.out + a.blockRows - 1) / a.blockRows &&
+               sc.shape[1] == (l.in + a.blockCols - 1) / a.blockCols))
+      no = "block_structure [" + std::to_string(a.blockRows) + ", " +
+           std::to_string(a.blockCols) + "] needs scales [" +
+           std::to_string((l.out + a.blockRows - 1) / a.blockRows) + ", " +
+           std::to_string((l.in + a.blockCols - 1) / a.blockCols) + "]";
     else if (packed &&
              uint64_t(qw.shape[1]) != (uint64_t(l.in) + per - 1) / per)
       no = "num_bits " + std::to_string(a.bits) + " packs " +
@@ -848,6 +886,25 @@ Status checkCtLinear(HfQuantLinear &l, const HfQuantConfig &config) {
   l.ctGroup = pick->group;
   l.bits = pick->bits;
   l.oneScale = pick->strategy == "tensor";
+  l.blockRows = pick->blockRows;
+  l.blockCols = pick->blockCols;
+  if (l.fp8) {
+    // value = e4m3(q) * s: no zero point, no act-order, no ggml form.
+    if (l.gIdx.data)
+      return bad(l.gIdx, "float-quantized weights have no weight_g_idx");
+    l.groupSize = pick->strategy == "group" ? uint64_t(pick->groupSize)
+                  : l.blockCols             ? uint64_t(l.blockCols)
+                                            : uint64_t(l.in);
+    l.symmetric = true;
+    quant::QuantScheme &fs = l.weight.scheme;
+    fs.name = hfQuantMethodName(l.method);
+    fs.codeType = "f8E4M3FN";
+    fs.groupSize = l.groupSize;
+    fs.scales = {{l.scaleType, l.groupSize}};
+    l.weight.shape = {l.out, l.in};
+    l.weight.axis = 1;
+    return Status::ok();
+  }
   l.groupSize =
       pick->strategy == "group" ? uint64_t(pick->groupSize) : uint64_t(l.in);
   const int64_t groups = l.in / int64_t(l.groupSize);
@@ -1433,14 +1490,17 @@ vmpack::formats::openHfQuantModel(const std::string &path,
     // (naive-quantized) an I8 weight with a weight_scale, MLX's U32 weight
     // with scales.
     std::string module;
-    bool naive = false;
+    bool naive = false, fp8 = false;
     if (method == HfQuantMethod::CompressedTensors) {
       if (endsWith(n, ".weight_packed")) {
         module = n.substr(0, n.size() - std::strlen(".weight_packed"));
-      } else if (endsWith(n, ".weight") && isType(all[i].info, "I8") &&
+      } else if (endsWith(n, ".weight") &&
+                 (isType(all[i].info, "I8") ||
+                  isType(all[i].info, "F8_E4M3")) &&
                  lookup(n + "_scale")) {
         module = n.substr(0, n.size() - std::strlen(".weight"));
         naive = true;
+        fp8 = isType(all[i].info, "F8_E4M3");
       }
     } else if (method == HfQuantMethod::Bitsandbytes) {
       if (endsWith(n, ".weight") && isType(all[i].info, "U8") &&
@@ -1458,6 +1518,7 @@ vmpack::formats::openHfQuantModel(const std::string &path,
     HfQuantLinear l;
     l.method = method;
     l.naive = naive;
+    l.fp8 = fp8;
     l.weight.name = module + ".weight";
     const bool bnb = method == HfQuantMethod::Bitsandbytes;
     TensorSource *parts[] = {&l.qweight, &l.qzeros, &l.scales, &l.gIdx,
@@ -1540,8 +1601,8 @@ vmpack::formats::openHfQuantModel(const std::string &path,
              : method == HfQuantMethod::Bitsandbytes
                  ? "the U8 codes of a bitsandbytes 4-bit weight (with an "
                    "absmax)"
-                 : "the I8 codes of a naive-quantized weight (and there is "
-                   "no weight_packed); float-quantized weights are not read"));
+                 : "the I8 or F8_E4M3 codes of a naive- or float-quantized "
+                   "weight (and there is no weight_packed)"));
       return Status::formatError(
           "tensor " + quoteName(n) + " has no " +
           quoteName(method == HfQuantMethod::Bitsandbytes
@@ -1701,6 +1762,15 @@ std::string vmpack::formats::describeHfLinear(const HfQuantLinear &l) {
                                std::to_string(l.bnb.nestedBlocksize) + ")"
                          : std::string(", f32 absmax")) +
            ", " + l.bnb.dtype;
+  if (l.fp8)
+    return "compressed-tensors float-quantized F8_E4M3, " +
+           (l.oneScale    ? std::string("one scale per tensor")
+            : l.blockRows ? "blocks of " + std::to_string(l.blockRows) + " x " +
+                                std::to_string(l.blockCols)
+            : l.groupSize == uint64_t(l.in)
+                ? std::string("one scale per output row")
+                : "groups of " + std::to_string(l.groupSize)) +
+           ", " + l.scaleType + " scales";
   std::string s =
       std::string(hfQuantMethodName(l.method)) +
       (l.method == HfQuantMethod::CompressedTensors
@@ -1755,6 +1825,10 @@ vmpack::formats::hfGgmlTarget(const HfQuantLinear &l,
     return Status::formatError("tensor " + quoteName(l.weight.name) + " (" +
                                describeHfLinear(l) + "): " + why);
   };
+  if (l.fp8)
+    return refuse("FP8 (E4M3) codes times a scale are no ggml block type's "
+                  "values, so none holds them exactly; --dequantize writes "
+                  "floats");
   if (l.method == HfQuantMethod::Bitsandbytes)
     return refuse(
         std::string(l.bnb.quantType == "nf4"
@@ -1904,6 +1978,52 @@ float loadF32(const uint8_t *p) {
   float f;
   std::memcpy(&f, p, 4);
   return f;
+}
+
+/// The float32 value of an E4M3FN byte (OCP FP8: bias 7, no infinities,
+/// S.1111.111 NaN), exact.
+float e4m3ToFloat(uint8_t b) {
+  const unsigned e = (b >> 3) & 15, m = b & 7;
+  float v = e == 15 && m == 7 ? std::numeric_limits<float>::quiet_NaN()
+            : e == 0          ? std::ldexp(float(m), -9)
+                              : std::ldexp(float(8 + m), int(e) - 10);
+  return b & 0x80 ? -v : v;
+}
+
+/// Rows [r0, r1) of a compressed-tensors float-quantized weight in
+/// float32: e4m3(q) * s, one float32 product (forward.py _dequantize,
+/// x_q.to(scale.dtype) * scale).
+void fp8Values(const HfQuantLinear &l, int64_t r0, int64_t r1, float *out) {
+  const unsigned sb = l.scaleType == "f32" ? 4 : 2;
+  auto scaleAt = [&](uint64_t index) {
+    if (sb == 4) {
+      float f;
+      std::memcpy(&f, l.scales.data + 4 * index, 4);
+      return f;
+    }
+    uint16_t h;
+    std::memcpy(&h, l.scales.data + 2 * index, 2);
+    if (l.scaleType == "f16")
+      return quant::halfToFloat(h);
+    uint32_t bits = uint32_t(h) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  };
+  const uint64_t in = uint64_t(l.in);
+  const uint64_t groups = in / l.groupSize;
+  for (int64_t r = r0; r < r1; ++r)
+    for (uint64_t i = 0; i < in; ++i) {
+      const uint64_t si =
+          l.oneScale ? 0
+          : l.blockRows
+              ? uint64_t(r / l.blockRows) * ((in + uint64_t(l.blockCols) - 1) /
+                                             uint64_t(l.blockCols)) +
+                    i / uint64_t(l.blockCols)
+              : uint64_t(r) * groups + i / l.groupSize;
+      out[uint64_t(r - r0) * in + i] =
+          e4m3ToFloat(l.qweight.data[uint64_t(r) * in + i]) * scaleAt(si);
+    }
 }
 
 /// Elements [first, first + count) of a bitsandbytes weight in float32, as
@@ -2171,6 +2291,8 @@ StatusOr<TensorSource> vmpack::formats::hfLinearAsFloats(const HfQuantLinear &l,
     std::vector<float> values(count);
     if (lp->method == HfQuantMethod::Bitsandbytes) {
       bnbValues(*lp, uint64_t(r0) * uint64_t(lp->in), count, values.data());
+    } else if (lp->fp8) {
+      fp8Values(*lp, r0, r1, values.data());
     } else {
       HfRows rows;
       (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);

@@ -17,6 +17,12 @@ C++; docs/quant.md section 8 cites the reference code):
       pack_quantized.py (pack_to_int32) and naive_quantized.py store it;
       reference (q - z) * s as quantization/lifecycle/forward.py
       (_dequantize) computes it, in float32.
+  hf_quant.py write DIR ct float 8 GROUP sym [bf16|f32] [block] [SEED]
+      compressed-tensors float-quantized FP8 E4M3 weights (random bytes but
+      NaN), scales per channel (-1), tensor (0), group, or with "block"
+      blocks of 64 x 128 (a partial last row of blocks); reference
+      e4m3(q) * s in float32 (forward.py _dequantize), e4m3 decoded by the
+      OCP FP8 formula.
   hf_quant.py write DIR mlx BITS GROUP [bf16] [SEED]
       MLX affine (mlx/ops.cpp pack_and_quantize, affine_dequantize):
       reference q * s + b in float32, the product rounded, then the sum.
@@ -61,7 +67,7 @@ MODULES = [("model.layers.0.self_attn.q_proj", 64, 256),
 
 DTYPES = {"F32": np.float32, "F16": np.float16, "I32": np.int32,
           "BF16": np.uint16, "U8": np.uint8, "I8": np.int8, "U32": np.uint32,
-          "I64": np.int64}
+          "I64": np.int64, "F8_E4M3": np.uint8}
 
 # The tensors a quantized linear is stored as, in every scheme.
 PACKED = (".qweight", ".qzeros", ".scales", ".g_idx", ".weight_packed",
@@ -247,6 +253,42 @@ def scales_of(rng, shape, dtype):
         return bits, (bits.astype(np.uint32) << 16).view(np.float32)
     h = s.astype(np.float16)
     return h, h.astype(np.float32)
+
+
+def e4m3(b):
+    """OCP FP8 E4M3FN: sign, 4 exponent bits (bias 7), 3 mantissa bits; no
+    infinities; S.1111.111 is NaN."""
+    b = b.astype(np.int64)
+    e, m = (b >> 3) & 15, b & 7
+    v = np.where(e == 0, m / 8.0 * 2.0 ** -6, (1 + m / 8.0) * 2.0 ** (e - 7))
+    v = np.where((e == 15) & (m == 7), np.nan, v)
+    return np.where(b & 0x80, -v, v).astype(np.float32)
+
+
+def ct_float_linear(rng, out_f, in_f, group, block, sdtype):
+    q = rng.integers(0, 256, size=(out_f, in_f)).astype(np.uint8)
+    q[(q & 0x7F) == 0x7F] = 0x3C  # no NaN codes
+    if block:
+        br, bc = 64, 128
+        shape = (-(-out_f // br), -(-in_f // bc))
+    elif group == 0:
+        shape = (1,)
+    else:
+        shape = (out_f, 1 if group == -1 else in_f // group)
+    if sdtype == "F32":
+        sc = (rng.random(shape) * 0.02 + 1e-3).astype(np.float32)
+        s32 = sc
+    else:
+        sc, s32 = scales_of(rng, shape, sdtype)
+    r, c = np.arange(out_f)[:, None], np.arange(in_f)[None, :]
+    if block:
+        s_full = s32[r // br, c // bc]
+    elif group == 0:
+        s_full = np.full((out_f, in_f), s32[0], np.float32)
+    else:
+        s_full = s32[r, c // (in_f if group == -1 else group)]
+    ref = (e4m3(q) * s_full).astype(np.float32)
+    return {"weight": ("F8_E4M3", q), "weight_scale": (sdtype, sc)}, ref
 
 
 def ct_linear(rng, out_f, in_f, fmt, bits, group, sym, act, sdtype):
@@ -497,10 +539,13 @@ def write(args):
 def write_ct_mlx(args):
     d, method = args[0], args[1]
     os.makedirs(d, exist_ok=True)
-    sdtype = "BF16" if "bf16" in args else "F16"
+    sdtype = ("BF16" if "bf16" in args else "F32" if "f32" in args else
+              "F16")
     act = "act" in args
     dq = "dq" in args
-    rest = [a for a in args[2:] if a not in ("bf16", "act", "dq")]
+    block = "block" in args
+    rest = [a for a in args[2:]
+            if a not in ("bf16", "f32", "act", "dq", "block")]
     rng_seed = 1
     modules = MODULES
     if method == "bnb":
@@ -524,6 +569,9 @@ def write_ct_mlx(args):
     for name, out_f, in_f in modules:
         if method == "bnb":
             parts, ref = bnb_linear(rng, out_f, in_f, qtype, bsize, dq)
+        elif method == "ct" and fmt == "float":
+            parts, ref = ct_float_linear(rng, out_f, in_f, group, block,
+                                         sdtype)
         elif method == "ct":
             parts, ref = ct_linear(rng, out_f, in_f, fmt, bits, group, sym,
                                    act, sdtype)
@@ -545,11 +593,14 @@ def write_ct_mlx(args):
             "bnb_4bit_compute_dtype": "float16",
             "bnb_4bit_quant_storage": "uint8", "llm_int8_threshold": 6.0}
     elif method == "ct":
-        w = {"num_bits": bits, "type": "int", "symmetric": sym,
-             "strategy": ("tensor" if group == 0 else
+        w = {"num_bits": bits, "type": "float" if fmt == "float" else "int",
+             "symmetric": sym,
+             "strategy": ("block" if block else "tensor" if group == 0 else
                           "channel" if group == -1 else "group"),
              "group_size": group if group > 0 else None,
              "actorder": "group" if act else None, "dynamic": False}
+        if block:
+            w["block_structure"] = [64, 128]
         cfg["quantization_config"] = {
             "quant_method": "compressed-tensors",
             "format": fmt + "-quantized",
@@ -740,8 +791,15 @@ def hostile(d, kind):
         a = a.copy()
         a[3] = 99
         t[m + "weight_g_idx"] = (dt, a)
-    elif kind == "ct-float":
+    elif kind == "ct-format":
+        qc["format"] = "nvfp4-pack-quantized"
+    elif kind == "ct-float":  # int codes labelled float-quantized
         qc["format"] = "float-quantized"
+    elif kind == "ct-fp8-asym":
+        w["symmetric"] = False
+    elif kind == "ct-fp8-scales":  # a block scale short
+        dt, a = t[m + "weight_scale"]
+        t[m + "weight_scale"] = (dt, a[:, :-1])
     elif kind == "ct-block":
         w["strategy"] = "block"
     elif kind == "ct-orphan":
@@ -829,6 +887,10 @@ SWEEP = [
     ("ct pack 2 32 sym", "2-bit symmetric codes have no exact ggml type"),
     ("ct pack 3 64 asym act", "3-bit asymmetric codes"),
     ("ct naive 8 -1 sym", "Q8_0"), ("ct naive 8 128 asym", "8-bit asymmetric"),
+    ("ct float 8 -1 sym bf16", "FP8 (E4M3) codes"),
+    ("ct float 8 0 sym f32", "FP8 (E4M3) codes"),
+    ("ct float 8 128 sym", "FP8 (E4M3) codes"),
+    ("ct float 8 0 sym bf16 block 3", "FP8 (E4M3) codes"),
     ("mlx 4 64", "Q4_1"), ("mlx 4 32 bf16", "Q4_1"), ("mlx 4 128 3", "Q4_1"),
     ("mlx 5 64", "Q5_1"), ("mlx 2 32", "2-bit affine codes"),
     ("mlx 3 64 bf16", "3-bit affine codes"), ("mlx 6 128", "6-bit affine"),

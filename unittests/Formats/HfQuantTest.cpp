@@ -354,6 +354,18 @@ TEST(HfQuantConfig, CompressedTensorsAndMlx) {
   EXPECT_EQ(g[2].format, "naive-quantized");
   EXPECT_EQ(g[2].strategy, "channel");
   EXPECT_EQ(g[2].bits, 8u);
+  auto fp8 = parse(R"({"quantization_config": {
+      "quant_method": "compressed-tensors", "format": "float-quantized",
+      "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+        "num_bits": 8, "type": "float", "strategy": "block",
+        "block_structure": [128, 128], "symmetric": true}}}}})");
+  ASSERT_TRUE(fp8) << fp8.status().message();
+  ASSERT_TRUE(*fp8);
+  ASSERT_EQ((*fp8)->ctGroups.size(), 1u);
+  EXPECT_TRUE((*fp8)->ctGroups[0].floatType);
+  EXPECT_EQ((*fp8)->ctGroups[0].strategy, "block");
+  EXPECT_EQ((*fp8)->ctGroups[0].blockRows, 128);
+  EXPECT_EQ((*fp8)->ctGroups[0].blockCols, 128);
   auto mlx = parse(R"({"quantization": {"group_size": 32, "bits": 3,
       "model.layers.0.mlp.down_proj": {"group_size": 128, "bits": 8},
       "lm_head": false}, "quantization_config": {"group_size": 32,
@@ -372,7 +384,21 @@ TEST(HfQuantConfig, CompressedTensorsAndMlx) {
       const char *bad : {
           R"({"quantization_config": {"quant_method": "compressed-tensors",
                "format": "float-quantized", "config_groups": {"g": {
+               "weights": {"num_bits": 8, "type": "float",
+               "symmetric": false}}}}})",
+          R"({"quantization_config": {"quant_method": "compressed-tensors",
+               "format": "float-quantized", "config_groups": {"g": {
+               "weights": {"num_bits": 4, "type": "float"}}}}})",
+          R"({"quantization_config": {"quant_method": "compressed-tensors",
+               "format": "float-quantized", "config_groups": {"g": {
+               "weights": {"num_bits": 8, "type": "float",
+               "strategy": "block", "block_structure": [128]}}}}})",
+          R"({"quantization_config": {"quant_method": "compressed-tensors",
+               "format": "pack-quantized", "config_groups": {"g": {
                "weights": {"num_bits": 8, "type": "float"}}}}})",
+          R"({"quantization_config": {"quant_method": "compressed-tensors",
+               "format": "nvfp4-pack-quantized", "config_groups": {"g": {
+               "weights": {"num_bits": 4, "type": "float"}}}}})",
           R"({"quantization_config": {"quant_method": "compressed-tensors",
                "format": "pack-quantized"}})",
           R"({"quantization_config": {"quant_method": "compressed-tensors",

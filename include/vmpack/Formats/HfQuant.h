@@ -55,8 +55,13 @@ const char *hfQuantMethodName(HfQuantMethod method);
 struct HfCtWeightArgs {
   /// The config_groups key, for messages.
   std::string group;
-  /// "pack-quantized" or "naive-quantized".
+  /// "pack-quantized", "naive-quantized" (or "int-quantized") or
+  /// "float-quantized".
   std::string format;
+  /// type "float": FP8 E4M3 codes (float-quantized, num_bits 8).
+  bool floatType = false;
+  /// strategy "block": block_structure [rows, columns].
+  int64_t blockRows = 0, blockCols = 0;
   unsigned bits = 8;
   bool symmetric = true;
   /// "group", "channel" or "tensor".
@@ -139,9 +144,11 @@ struct HfQuantConfig {
 /// "quantization"), a quantize_config.json (AutoGPTQ, GPTQModel) or a
 /// quant_config.json (AutoAWQ: w_bit, q_group_size, zero_point, version).
 /// compressed-tensors: "format" and every config group's "weights"
-/// (num_bits, type int, symmetric, strategy, group_size, actorder; a preset
-/// name W4A16, W4A16_ASYM or W8A16 as the group's key); formats other than
-/// pack-quantized and naive-quantized are refused. MLX: "group_size",
+/// (num_bits, type int or float, symmetric, strategy, group_size,
+/// block_structure, actorder; a preset name W4A16, W4A16_ASYM or W8A16 as
+/// the group's key); formats other than pack-quantized, naive-quantized,
+/// int-quantized and float-quantized (8-bit symmetric float, FP8 E4M3) are
+/// refused. MLX: "group_size",
 /// "bits", "mode" affine, and per-module entries. Format errors name
 /// `where` and the field; an unknown quant_method, checkpoint_format or AWQ
 /// version, bits other than 2, 3, 4, 8 (4 for AWQ; 2..8 for
@@ -176,6 +183,11 @@ struct HfQuantLinear {
   bool naive = false;
   /// compressed-tensors strategy "tensor": one scale for the whole weight.
   bool oneScale = false;
+  /// compressed-tensors float-quantized: qweight is MODULE.weight,
+  /// F8_E4M3 [out, in]; value = e4m3(q) * s. blockRows/blockCols > 0:
+  /// strategy "block", scales [ceil(out / blockRows), ceil(in / blockCols)].
+  bool fp8 = false;
+  int64_t blockRows = 0, blockCols = 0;
   /// compressed-tensors: the config group the weight belongs to.
   std::string ctGroup;
   /// bitsandbytes: the quant state, and MODULE.weight.quant_map,
