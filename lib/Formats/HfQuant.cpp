@@ -1627,6 +1627,10 @@ vmpack::formats::openHfQuantModel(const std::string &path,
 Status vmpack::formats::unpackHfRows(const HfQuantLinear &l, int64_t first,
                                      int64_t count, uint64_t run,
                                      HfRows &rows) {
+  if (l.fp8 || l.method == HfQuantMethod::Bitsandbytes)
+    return Status::invalidArgument("unpackHfRows: " + quoteName(l.weight.name) +
+                                   " has no integer codes (" +
+                                   describeHfLinear(l) + ")");
   if (first < 0 || count < 0 || first + count > l.out || run == 0 ||
       uint64_t(l.in) % run != 0)
     return Status::invalidArgument(
@@ -2119,6 +2123,9 @@ vmpack::formats::hfLinearAsMatMulNBits(const HfQuantLinear &l,
   if (l.method == HfQuantMethod::Bitsandbytes)
     return refuse("bitsandbytes codes index a table of values (NF4, FP4), "
                   "and MatMulNBits holds (q - zero point) * scale");
+  if (l.fp8)
+    return refuse("FP8 (E4M3) codes are floats, and MatMulNBits holds "
+                  "(q - zero point) * scale");
   if (t.bits != l.bits)
     return refuse("the node has bits " + std::to_string(t.bits) +
                   ", the codes are " + std::to_string(l.bits) + "-bit");
