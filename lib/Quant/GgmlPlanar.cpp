@@ -16,6 +16,10 @@
 #include <cstring>
 #include <sstream>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 using namespace vmpack;
 using namespace vmpack::quant;
 
@@ -560,10 +564,94 @@ vmpack::quant::planarPartShape(uint32_t type, const PlanarPart &part,
   return out;
 }
 
+namespace {
+
+/// Q4_0 and Q8_0 split byte by byte (the same bytes as the field-by-field
+/// path): Q8_0's codes are its qs bytes; a Q4_0 code is its nibble - 8 as
+/// si4, the nibble with bit 3 flipped, and codes byte k holds elements 2k
+/// and 2k + 1, the low (k < 8) or high (k >= 8) nibbles of qs[2k mod 16]
+/// and qs[2k mod 16 + 1].
+void splitSimple(uint32_t type, const uint8_t *blocks, uint64_t n,
+                 uint8_t *const *parts) {
+  uint8_t *q = parts[0], *d = parts[1];
+  if (type == kGgmlQ8_0) {
+    for (uint64_t i = 0; i < n; ++i, blocks += 34, q += 32, d += 2) {
+      std::memcpy(d, blocks, 2);
+      std::memcpy(q, blocks + 2, 32);
+    }
+    return;
+  }
+  for (uint64_t i = 0; i < n; ++i, blocks += 18, q += 16, d += 2) {
+    std::memcpy(d, blocks, 2);
+    const uint8_t *qs = blocks + 2;
+#if defined(__SSE2__)
+    // 16-bit lane m of lo holds nibbles 2m, 2m + 1 in its two bytes: lo |
+    // lo >> 4 puts the pair in the low byte; the packs keep those bytes.
+    const __m128i nib = _mm_set1_epi8(0x0F), low = _mm_set1_epi16(0x00FF);
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(qs));
+    __m128i lo = _mm_and_si128(v, nib),
+            hi = _mm_and_si128(_mm_srli_epi16(v, 4), nib);
+    __m128i a = _mm_and_si128(_mm_or_si128(lo, _mm_srli_epi16(lo, 4)), low);
+    __m128i b = _mm_and_si128(_mm_or_si128(hi, _mm_srli_epi16(hi, 4)), low);
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i *>(q),
+        _mm_xor_si128(_mm_packus_epi16(a, b), _mm_set1_epi8(int8_t(0x88))));
+    continue;
+#endif
+    for (unsigned k = 0; k < 8; ++k) {
+      uint8_t a = qs[2 * k], b = qs[2 * k + 1];
+      q[k] = uint8_t(((a & 0x0F) | (b & 0x0F) << 4) ^ 0x88);
+      q[k + 8] = uint8_t(((a >> 4) | (b & 0xF0)) ^ 0x88);
+    }
+  }
+}
+
+void joinSimple(uint32_t type, const uint8_t *const *parts, uint64_t n,
+                uint8_t *blocks) {
+  const uint8_t *q = parts[0], *d = parts[1];
+  if (type == kGgmlQ8_0) {
+    for (uint64_t i = 0; i < n; ++i, blocks += 34, q += 32, d += 2) {
+      std::memcpy(blocks, d, 2);
+      std::memcpy(blocks + 2, q, 32);
+    }
+    return;
+  }
+  for (uint64_t i = 0; i < n; ++i, blocks += 18, q += 16, d += 2) {
+    std::memcpy(blocks, d, 2);
+    uint8_t *qs = blocks + 2;
+#if defined(__SSE2__)
+    // Byte k of even (odd) is qs[2k] (qs[2k + 1]): the low (high) nibble of
+    // code bytes k and k + 8, in that order.
+    const __m128i nib = _mm_set1_epi8(0x0F);
+    __m128i c =
+        _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(q)),
+                      _mm_set1_epi8(int8_t(0x88)));
+    __m128i a = _mm_and_si128(c, nib),
+            b = _mm_and_si128(_mm_srli_epi16(c, 4), nib);
+    __m128i even = _mm_or_si128(a, _mm_slli_epi16(_mm_srli_si128(a, 8), 4));
+    __m128i odd = _mm_or_si128(b, _mm_slli_epi16(_mm_srli_si128(b, 8), 4));
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(qs),
+                     _mm_unpacklo_epi8(even, odd));
+    continue;
+#endif
+    for (unsigned k = 0; k < 8; ++k) {
+      uint8_t lo = uint8_t(q[k] ^ 0x88), hi = uint8_t(q[k + 8] ^ 0x88);
+      qs[2 * k] = uint8_t((lo & 0x0F) | (hi & 0x0F) << 4);
+      qs[2 * k + 1] = uint8_t((lo >> 4) | (hi & 0xF0));
+    }
+  }
+}
+
+} // namespace
+
 Status vmpack::quant::ggmlToPlanar(uint32_t type, const uint8_t *blocks,
                                    uint64_t blockCount, uint8_t *const *parts) {
   if (Status s = checkPlanarType(type); !s)
     return s;
+  if (type == kGgmlQ4_0 || type == kGgmlQ8_0) {
+    splitSimple(type, blocks, blockCount, parts);
+    return Status::ok();
+  }
   const std::vector<PlanarPart> &layout = ggmlPlanarParts(type);
   uint32_t bytes = ggmlBlockBytes(type);
   Fields f{};
@@ -579,6 +667,10 @@ Status vmpack::quant::planarToGgml(uint32_t type, const uint8_t *const *parts,
                                    uint64_t blockCount, uint8_t *blocks) {
   if (Status s = checkPlanarType(type); !s)
     return s;
+  if (type == kGgmlQ4_0 || type == kGgmlQ8_0) {
+    joinSimple(type, parts, blockCount, blocks);
+    return Status::ok();
+  }
   const std::vector<PlanarPart> &layout = ggmlPlanarParts(type);
   uint32_t bytes = ggmlBlockBytes(type);
   Fields f{};
