@@ -8,10 +8,10 @@
 // bits (8 unless pack-quantized) with a group size exactly for strategy
 // "group", float codes exactly in float-quantized (symmetric, block
 // strategy only for them); MLX bits 2, 3, 4, 5, 6, 8 in groups of 32, 64
-// or 128, for every module entry too; bitsandbytes nf4 or fp4. The same
-// bytes go to parseBnbQuantState, whose accepted states have a known quant
-// type, a blocksize bitsandbytes dequantizes and a positive 2-D shape. A
-// refusal has a message.
+// or 128 (mxfp4: 4 bits in groups of 32), for every module entry too;
+// bitsandbytes nf4 or fp4. The same bytes go to parseBnbQuantState, whose
+// accepted states have a known quant type, a blocksize bitsandbytes dequantizes
+// and a positive 2-D shape. A refusal has a message.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   } else if (q.method == HfQuantMethod::Mlx) {
     for (const HfMlxLayer &l : [&] {
-           std::vector<HfMlxLayer> all = {{q.bits, q.groupSize, true}};
+           std::vector<HfMlxLayer> all = {q.mlxDefault};
            for (const auto &kv : q.mlxLayers)
              if (kv.second.quantized)
                all.push_back(kv.second);
@@ -81,6 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
          }()) {
       check(l.bits >= 2 && l.bits <= 8 && l.bits != 7);
       check(l.groupSize == 32 || l.groupSize == 64 || l.groupSize == 128);
+      check(!l.mxfp4 || (l.bits == 4 && l.groupSize == 32));
     }
     return 0;
   } else if (q.method == HfQuantMethod::Awq) {

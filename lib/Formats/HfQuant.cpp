@@ -307,9 +307,23 @@ StatusOr<HfMlxLayer> parseMlxEntry(const json &o, const std::string &what,
   auto mode = stringField(o, "mode", where);
   if (!mode)
     return mode.status();
-  if (*mode && **mode != "affine")
+  if (*mode && **mode != "affine" && **mode != "mxfp4")
     return Status::unsupported("'" + where + "': " + what + "mode \"" + **mode +
-                               "\" is not read (affine is)");
+                               "\" is not read (affine and mxfp4 are)");
+  if (*mode && **mode == "mxfp4") {
+    // fp_quantize: E2M1 codes in groups of 32 (mlx/ops.cpp).
+    if (bits->value_or(4) != 4 || group->value_or(32) != 32)
+      return configError(where, what +
+                                    "mode \"mxfp4\" has bits 4 and "
+                                    "group_size 32, not bits " +
+                                    std::to_string(bits->value_or(4)) +
+                                    " and group_size " +
+                                    std::to_string(group->value_or(32)));
+    l.bits = 4;
+    l.groupSize = 32;
+    l.mxfp4 = true;
+    return l;
+  }
   int64_t b = bits->value_or(4);
   if (b < 2 || b > 8 || b == 7)
     return configError(where, what + "bits " + std::to_string(b) +
@@ -332,6 +346,7 @@ Status parseMlx(const json &q, HfQuantConfig &c) {
     return d.status();
   c.bits = d->bits;
   c.groupSize = d->groupSize;
+  c.mlxDefault = *d;
   c.sym = false;
   for (auto it = q.begin(); it != q.end(); ++it) {
     const std::string &k = it.key();
@@ -340,10 +355,8 @@ Status parseMlx(const json &q, HfQuantConfig &c) {
     if (it->is_boolean()) {
       HfMlxLayer off;
       off.quantized = it->get<bool>();
-      if (off.quantized) {
-        off.bits = d->bits;
-        off.groupSize = d->groupSize;
-      }
+      if (off.quantized)
+        off = *d;
       c.mlxLayers.emplace_back(k, off);
     } else if (it->is_object()) {
       StatusOr<HfMlxLayer> l =
@@ -963,9 +976,7 @@ Status checkMlxLinear(HfQuantLinear &l, const HfQuantConfig &config) {
   auto bad = [&](const TensorSource &t, const std::string &why) {
     return Status::formatError("tensor " + quoteName(t.info.name) + ": " + why);
   };
-  HfMlxLayer args;
-  args.bits = config.bits;
-  args.groupSize = config.groupSize;
+  HfMlxLayer args = config.mlxDefault;
   for (const auto &[name, layer] : config.mlxLayers)
     if (name == module)
       args = layer;
@@ -978,6 +989,40 @@ Status checkMlxLinear(HfQuantLinear &l, const HfQuantConfig &config) {
       qw.shape[1] <= 0)
     return bad(l.qweight, "an MLX quantized weight is a 2-D U32 tensor, not " +
                               dtypeText(qw) + " " + shapeText(qw.shape));
+  if (args.mxfp4) {
+    // fp_quantize's mxfp4: weight U32 [out, in / 8], scales U8 E8M0
+    // [out, in / 32], no biases.
+    const TensorInfo &sc = l.scales.info;
+    if (l.qzeros.data)
+      return bad(l.qzeros,
+                 "'" + config.where + "' says mode mxfp4, which has no biases");
+    l.out = qw.shape[0];
+    l.in = qw.shape[1] * 8;
+    if (!isType(sc, "U8") || sc.shape != std::vector<int64_t>{l.out, l.in / 32})
+      return bad(l.scales, "mxfp4 scales are U8 (E8M0) [" +
+                               std::to_string(l.out) + ", " +
+                               std::to_string(l.in / 32) + "], not " +
+                               dtypeText(sc) + " " + shapeText(sc.shape));
+    l.bits = 4;
+    l.groupSize = 32;
+    l.mxfp4 = true;
+    l.scaleType = "e8m0";
+    l.symmetric = true;
+    quant::QuantScheme &ms = l.weight.scheme;
+    ms.name = "mlx.mxfp4";
+    ms.codeType = "f4E2M1FN";
+    ms.codeBook = quant::CodeBook::Fp4E2M1;
+    ms.groupSize = 32;
+    ms.scales = {{"f8E8M0FNU", 32}};
+    l.weight.shape = {l.out, l.in};
+    l.weight.axis = 1;
+    return Status::ok();
+  }
+  if (!l.qzeros.data)
+    return Status::formatError("tensor " + quoteName(module + ".biases") +
+                               " is missing (the biases of " +
+                               quoteName(qw.name) +
+                               "; MLX's affine mode stores them)");
   if (Status s = scaleTypeOf(l, l.scales); !s)
     return s;
   const TensorInfo &sc = l.scales.info, &bi = l.qzeros.info;
@@ -1550,11 +1595,6 @@ vmpack::formats::openHfQuantModel(const std::string &path,
       *parts[p] = all[it->second];
       used[it->second] = true;
     }
-    if (method == HfQuantMethod::Mlx && !l.qzeros.data)
-      return Status::formatError(
-          "tensor " + quoteName(module + ".biases") +
-          " is missing (the biases of " + quoteName(n) +
-          "; MLX's affine mode stores them, mxfp4 is not read)");
     if (method != HfQuantMethod::Mlx && !bnb && !naive &&
         byName.count(l.weight.name))
       return Status::formatError("tensor " + quoteName(l.weight.name) +
@@ -1627,7 +1667,7 @@ vmpack::formats::openHfQuantModel(const std::string &path,
 Status vmpack::formats::unpackHfRows(const HfQuantLinear &l, int64_t first,
                                      int64_t count, uint64_t run,
                                      HfRows &rows) {
-  if (l.fp8 || l.method == HfQuantMethod::Bitsandbytes)
+  if (l.fp8 || l.mxfp4 || l.method == HfQuantMethod::Bitsandbytes)
     return Status::invalidArgument("unpackHfRows: " + quoteName(l.weight.name) +
                                    " has no integer codes (" +
                                    describeHfLinear(l) + ")");
@@ -1766,6 +1806,8 @@ std::string vmpack::formats::describeHfLinear(const HfQuantLinear &l) {
                                std::to_string(l.bnb.nestedBlocksize) + ")"
                          : std::string(", f32 absmax")) +
            ", " + l.bnb.dtype;
+  if (l.mxfp4)
+    return "mlx mxfp4, groups of 32, e8m0 scales";
   if (l.fp8)
     return "compressed-tensors float-quantized F8_E4M3, " +
            (l.oneScale    ? std::string("one scale per tensor")
@@ -1800,6 +1842,50 @@ std::string vmpack::formats::describeHfLinear(const HfQuantLinear &l) {
 
 namespace {
 
+/// MLX's FP4 (E2M1) values (mlx/ops.cpp fp_dequantize's lut).
+constexpr float kE2m1[16] = {+0.0f, +0.5f, +1.0f, +1.5f, +2.0f, +3.0f,
+                             +4.0f, +6.0f, -0.0f, -0.5f, -1.0f, -1.5f,
+                             -2.0f, -3.0f, -4.0f, -6.0f};
+
+/// 2^(e - 127) as MLX decodes an E8M0 scale (bfloat16 bits e << 7, 0x40
+/// for e = 0; 255 is infinity).
+float e8m0ToFloat(uint8_t e) {
+  uint32_t bits = e == 0 ? 0x00400000u : uint32_t(e) << 23;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// Rows [r0, r1) of an MLX mxfp4 weight in float32: e2m1(q) * 2^(e - 127)
+/// (exact but for overflow to infinity).
+void mxfp4Values(const HfQuantLinear &l, int64_t r0, int64_t r1, float *out) {
+  const uint64_t in = uint64_t(l.in);
+  for (int64_t r = r0; r < r1; ++r) {
+    const uint8_t *words = l.qweight.data + uint64_t(r) * in / 2;
+    const uint8_t *scales = l.scales.data + uint64_t(r) * in / 32;
+    for (uint64_t i = 0; i < in; ++i)
+      out[uint64_t(r - r0) * in + i] =
+          kE2m1[streamCode(words, i, 4)] * e8m0ToFloat(scales[i / 32]);
+  }
+}
+
+/// Rows [r0, r1) of an MLX mxfp4 weight as ggml MXFP4 blocks (e, then
+/// qs[j] = code j | code j + 16 << 4).
+void mxfp4Blocks(const HfQuantLinear &l, int64_t r0, int64_t r1, uint8_t *out) {
+  const uint64_t in = uint64_t(l.in);
+  uint8_t *b = out;
+  for (int64_t r = r0; r < r1; ++r) {
+    const uint8_t *words = l.qweight.data + uint64_t(r) * in / 2;
+    const uint8_t *scales = l.scales.data + uint64_t(r) * in / 32;
+    for (uint64_t k = 0; k < in / 32; ++k, b += 17) {
+      b[0] = scales[k];
+      for (unsigned j = 0; j < 16; ++j)
+        b[1 + j] = uint8_t(streamCode(words, 32 * k + j, 4) |
+                           streamCode(words, 32 * k + j + 16, 4) << 4);
+    }
+  }
+}
+
 /// Rows [r0, r1) of the output that bytes [first, first + n) fall in, for
 /// rows of `rowBytes` bytes.
 std::pair<int64_t, int64_t> rowsOf(uint64_t first, uint64_t n,
@@ -1833,6 +1919,56 @@ vmpack::formats::hfGgmlTarget(const HfQuantLinear &l,
     return refuse("FP8 (E4M3) codes times a scale are no ggml block type's "
                   "values, so none holds them exactly; --dequantize writes "
                   "floats");
+  if (l.mxfp4) {
+    const uint32_t type = requested.value_or(quant::kGgmlMXFP4);
+    if (type != quant::kGgmlMXFP4)
+      return refuse(std::string("E2M1 codes with E8M0 scales are MXFP4's; ") +
+                    quant::ggmlTypeTraits(type)->name +
+                    " does not hold them exactly");
+    // Every block built and decoded as ggml does, and compared with MLX's
+    // value: E8M0 255 is refused by ggml's validation, and MLX's code 8 is
+    // -0.0 where ggml's is +0.0.
+    const uint64_t in = uint64_t(l.in);
+    const int64_t step = std::max<int64_t>(1, int64_t((1u << 20) / in));
+    std::vector<uint8_t> blocks;
+    std::vector<float> want, got;
+    for (int64_t r = 0; r < l.out; r += step) {
+      const int64_t n = std::min(step, l.out - r);
+      const uint64_t count = uint64_t(n) * in;
+      const uint8_t *sc = l.scales.data + uint64_t(r) * in / 32;
+      for (uint64_t k = 0; k < count / 32; ++k)
+        if (sc[k] == 0xFF)
+          return refuse("the scale of row " +
+                        std::to_string(uint64_t(r) + k / (in / 32)) +
+                        ", group " + std::to_string(k % (in / 32)) +
+                        " is E8M0 0xFF (NaN), which MXFP4 forbids (ggml's "
+                        "validation refuses it)");
+      blocks.resize(count / 32 * 17);
+      want.resize(count);
+      got.resize(count);
+      mxfp4Blocks(l, r, r + n, blocks.data());
+      mxfp4Values(l, r, r + n, want.data());
+      if (Status st = quant::decodeGgmlBlocks(quant::kGgmlMXFP4, blocks.data(),
+                                              count / 32, got.data());
+          !st)
+        return st;
+      for (uint64_t e = 0; e < count; ++e) {
+        uint32_t a, b;
+        std::memcpy(&a, &want[e], 4);
+        std::memcpy(&b, &got[e], 4);
+        if (a != b)
+          return refuse("element [" + std::to_string(uint64_t(r) + e / in) +
+                        ", " + std::to_string(e % in) + "] would change from " +
+                        floatWithBits(want[e]) + " to " +
+                        floatWithBits(got[e]) + " in MXFP4" +
+                        (a == 0x80000000u ? " (MLX's code 8 is -0.0, ggml's "
+                                            "+0.0)"
+                                          : "") +
+                        "; not repacked");
+      }
+    }
+    return type;
+  }
   if (l.method == HfQuantMethod::Bitsandbytes)
     return refuse(
         std::string(l.bnb.quantType == "nf4"
@@ -1964,6 +2100,11 @@ StatusOr<TensorSource> vmpack::formats::hfLinearAsGgml(const HfQuantLinear &l,
       quant::gptqToGgmlRows(lp->bits, lp->qweight.data, lp->scales.data,
                             uint64_t(lp->in), uint64_t(lp->out), lp->groupSize,
                             uint64_t(r0), uint64_t(r1 - r0), blocks.data());
+      std::memcpy(dst, blocks.data() + (first - uint64_t(r0) * rowBytes), n);
+      return;
+    }
+    if (lp->mxfp4) {
+      mxfp4Blocks(*lp, r0, r1, blocks.data());
       std::memcpy(dst, blocks.data() + (first - uint64_t(r0) * rowBytes), n);
       return;
     }
@@ -2300,6 +2441,8 @@ StatusOr<TensorSource> vmpack::formats::hfLinearAsFloats(const HfQuantLinear &l,
       bnbValues(*lp, uint64_t(r0) * uint64_t(lp->in), count, values.data());
     } else if (lp->fp8) {
       fp8Values(*lp, r0, r1, values.data());
+    } else if (lp->mxfp4) {
+      mxfp4Values(*lp, r0, r1, values.data());
     } else {
       HfRows rows;
       (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
@@ -2324,6 +2467,10 @@ StatusOr<TensorSource> vmpack::formats::hfLinearAsFloats(const HfQuantLinear &l,
 std::vector<TensorSource>
 vmpack::formats::hfLinearStored(const HfQuantLinear &l) {
   std::vector<TensorSource> out = {l.qweight};
+  if (l.mxfp4) {
+    out.push_back(l.scales);
+    return out;
+  }
   if (l.method == HfQuantMethod::Bitsandbytes) {
     for (const TensorSource *t : {&l.scales, &l.quantMap, &l.nestedAbsmax,
                                   &l.nestedQuantMap, &l.quantState})

@@ -34,6 +34,11 @@ C++; docs/quant.md section 8 cites the reference code):
       elements (a partial last block, a half-filled last byte); reference
       table[q] * absmax in float32 with the tables of csrc/kernels.cu, the
       absmax (nested_quant_map[qa] * nested_absmax) + nested_offset.
+  hf_quant.py write DIR mlx mxfp4 [zero8] [SEED]
+      MLX mxfp4 (mlx/ops.cpp fp_quantize: E2M1 codes packed as the affine
+      4-bit ones, E8M0 scales, groups of 32), with E8M0 scales 0, 1 and 254
+      in some groups; code 8 (-0.0) only with zero8; reference
+      lut[q] * 2^(e - 127) in float32 (fp_dequantize).
   hf_quant.py floats DIR OUT.safetensors f32|f16|bf16
       OUT's linear weights equal the reference (f16/bf16: rounded once,
       to nearest even, from the float32), the other tensors DIR's bytes.
@@ -536,6 +541,26 @@ def write(args):
     np.savez(os.path.join(d, "reference.npz"), **refs)
 
 
+# mlx/ops.cpp fp_dequantize's lut for mxfp4.
+E2M1 = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0,
+                 -1.5, -2.0, -3.0, -4.0, -6.0], np.float32)
+
+
+def mlx_mxfp4_linear(rng, out_f, in_f, zero8):
+    q = rng.integers(0, 16, size=(out_f, in_f), dtype=np.uint32)
+    if not zero8:
+        # fp_quantize's argmin picks code 0 for a zero: 8 never appears.
+        q[q == 8] = 0
+    e = rng.integers(110, 136, size=(out_f, in_f // 32)).astype(np.uint8)
+    e[0, :3] = [0, 1, 254]  # subnormal scales and an overflow to infinity
+    scale = np.where(e == 0, np.float32(2.0 ** -127),
+                     (2.0 ** (e.astype(np.float64) - 127))).astype(np.float32)
+    g = np.arange(in_f) // 32
+    with np.errstate(over="ignore"):
+        ref = (E2M1[q] * scale[:, g]).astype(np.float32)
+    return {"weight": ("U32", mlx_pack(q, 4)), "scales": ("U8", e)}, ref
+
+
 def write_ct_mlx(args):
     d, method = args[0], args[1]
     os.makedirs(d, exist_ok=True)
@@ -558,10 +583,17 @@ def write_ct_mlx(args):
             rest[3] == "sym"
         if len(rest) > 4:
             rng_seed = int(rest[4])
+    elif rest[0] == "mxfp4":
+        bits, group = 4, 32
+        zero8 = "zero8" in rest
+        rest = [a for a in rest if a != "zero8"]
+        if len(rest) > 1:
+            rng_seed = int(rest[1])
     else:
         bits, group = int(rest[0]), int(rest[1])
         if len(rest) > 2:
             rng_seed = int(rest[2])
+    mxfp4 = method == "mlx" and rest[0] == "mxfp4"
     rng = np.random.default_rng(rng_seed)
     tensors, refs = {}, {}
     tensors["model.embed_tokens.weight"] = (
@@ -575,6 +607,8 @@ def write_ct_mlx(args):
         elif method == "ct":
             parts, ref = ct_linear(rng, out_f, in_f, fmt, bits, group, sym,
                                    act, sdtype)
+        elif mxfp4:
+            parts, ref = mlx_mxfp4_linear(rng, out_f, in_f, zero8)
         else:
             parts, ref = mlx_linear(rng, out_f, in_f, bits, group, sdtype)
         for k, v in parts.items():
@@ -610,6 +644,8 @@ def write_ct_mlx(args):
             "ignore": ["lm_head"], "quantization_status": "compressed"}
     else:
         cfg["quantization"] = {"group_size": group, "bits": bits}
+        if mxfp4:
+            cfg["quantization"]["mode"] = "mxfp4"
         cfg["quantization_config"] = dict(cfg["quantization"])
     with open(os.path.join(d, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
@@ -688,7 +724,8 @@ def gguf(d, out, lib_path):
             ("gguf_get_data_offset", sz, [p])]:
         f = getattr(lib, name)
         f.restype, f.argtypes = res, argt
-    names = {2: "q4_0", 3: "q4_1", 6: "q5_0", 7: "q5_1", 8: "q8_0"}
+    names = {2: "q4_0", 3: "q4_1", 6: "q5_0", 7: "q5_1", 8: "q8_0",
+             39: "mxfp4"}
     g = lib.gguf_init_from_file(out.encode(), GgufParams(True, None))
     if not g:
         sys.exit("ggml cannot read " + out)
@@ -809,7 +846,20 @@ def hostile(d, kind):
     elif kind == "mlx-group":
         cfg["quantization"]["group_size"] = 32
     elif kind == "mlx-mode":
+        cfg["quantization"]["mode"] = "nvfp4"
+    elif kind == "mlx-mxfp4-biases":  # an affine checkpoint labelled mxfp4
         cfg["quantization"]["mode"] = "mxfp4"
+        cfg["quantization"]["group_size"] = 32
+    elif kind == "mlx-mxfp4-bits":
+        cfg["quantization"]["bits"] = 8
+    elif kind == "mlx-mxfp4-nan":
+        dt, a = t[m + "scales"]
+        a = a.copy()
+        a[1, 2] = 0xFF
+        t[m + "scales"] = (dt, a)
+    elif kind == "mlx-mxfp4-scales":
+        dt, a = t[m + "scales"]
+        t[m + "scales"] = ("F16", a.astype(np.float16))
     elif kind == "mlx-bits":
         cfg["quantization"]["bits"] = 7
     elif kind == "mlx-layer":  # one module quantized otherwise
@@ -895,11 +945,18 @@ SWEEP = [
     ("mlx 5 64", "Q5_1"), ("mlx 2 32", "2-bit affine codes"),
     ("mlx 3 64 bf16", "3-bit affine codes"), ("mlx 6 128", "6-bit affine"),
     ("mlx 8 32", "8-bit affine codes"),
+    ("mlx mxfp4", "MXFP4"), ("mlx mxfp4 zero8", "MLX's code 8 is -0.0"),
     ("bnb nf4 64", "no ggml block type's values"),
     ("bnb nf4 64 dq", "NF4's 16 values"), ("bnb fp4 64", "FP4's 16 values"),
-    ("bnb fp4 128 dq 4", "FP4's 16 values"), ("bnb nf4 32 dq 5", "NF4"),
-    ("bnb nf4 4096 dq 6", "NF4"),
+    ("bnb fp4 128 dq 4", "FP4's 16 values"), ("bnb nf4 32 dq 5", "NF4's 16 values"),
+    ("bnb nf4 4096 dq 6", "NF4's 16 values"),
 ]
+
+
+def is_type(expect):
+    """A SWEEP expectation that names a ggml type (Q4_0, MXFP4), not the
+    words of a refusal."""
+    return " " not in expect and expect.isupper()
 
 
 def sweep(convert, work, lib=None):
@@ -922,7 +979,7 @@ def sweep(convert, work, lib=None):
             floats(d, out, dt)
         out = d + ".gguf"
         r = run(convert, d, "-o", out)
-        if expect.startswith("Q"):
+        if is_type(expect):
             if r.returncode or ("exactly to " + expect) not in r.stdout:
                 sys.exit("%s: expected %s: %s%s" % (spec, expect, r.stdout,
                                                     r.stderr))
@@ -938,7 +995,7 @@ def sweep(convert, work, lib=None):
             sys.exit("%s: %s" % (spec, r.stderr))
         same(d, out)
         print("ok:", spec, "->", expect,
-              "(ggml decodes it)" if lib and expect.startswith("Q") else "")
+              "(ggml decodes it)" if lib and is_type(expect) else "")
 
 
 def unpack_stream(words, bits, count):

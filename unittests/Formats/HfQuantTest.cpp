@@ -380,6 +380,15 @@ TEST(HfQuantConfig, CompressedTensorsAndMlx) {
   EXPECT_FALSE((*mlx)->mlxLayers[0].second.quantized);
   EXPECT_EQ((*mlx)->mlxLayers[1].second.bits, 8u);
   EXPECT_EQ((*mlx)->mlxLayers[1].second.groupSize, 128);
+  auto mx = parse(R"({"quantization": {"group_size": 32, "bits": 4,
+      "mode": "mxfp4", "lm_head": {"group_size": 64, "bits": 8,
+      "mode": "affine"}}})");
+  ASSERT_TRUE(mx) << mx.status().message();
+  ASSERT_TRUE(*mx);
+  EXPECT_TRUE((*mx)->mlxDefault.mxfp4);
+  ASSERT_EQ((*mx)->mlxLayers.size(), 1u);
+  EXPECT_FALSE((*mx)->mlxLayers[0].second.mxfp4);
+  EXPECT_EQ((*mx)->mlxLayers[0].second.bits, 8u);
   for (
       const char *bad : {
           R"({"quantization_config": {"quant_method": "compressed-tensors",
@@ -418,6 +427,7 @@ TEST(HfQuantConfig, CompressedTensorsAndMlx) {
           R"({"quantization": {"bits": 4, "group_size": 48}})",
           R"({"quantization": {"bits": 7, "group_size": 64}})",
           R"({"quantization": {"bits": 4, "group_size": 64, "mode": "nvfp4"}})",
+          R"({"quantization": {"bits": 4, "group_size": 64, "mode": "mxfp4"}})",
           R"({"quantization": {"bits": 4, "group_size": 64,
                "m.q": {"bits": "4"}}})",
           R"({"quantization": 3})"}) {

@@ -77,6 +77,8 @@ struct HfCtWeightArgs {
 struct HfMlxLayer {
   unsigned bits = 4;
   int64_t groupSize = 64;
+  /// mode "mxfp4": E2M1 codes, E8M0 scales (U8), groups of 32, no biases.
+  bool mxfp4 = false;
   /// false: the entry is `false`, the module is not quantized.
   bool quantized = true;
 };
@@ -131,6 +133,8 @@ struct HfQuantConfig {
   /// bnb_4bit_use_double_quant.
   std::string bnbQuantType;
   bool bnbDoubleQuant = false;
+  /// MLX: "quantization"'s own bits, group_size and mode.
+  HfMlxLayer mlxDefault;
   /// MLX: the modules with their own entry in "quantization".
   std::vector<std::pair<std::string, HfMlxLayer>> mlxLayers;
   /// The quantization object as the file has it (JSON text), written back
@@ -183,6 +187,9 @@ struct HfQuantLinear {
   bool naive = false;
   /// compressed-tensors strategy "tensor": one scale for the whole weight.
   bool oneScale = false;
+  /// MLX mxfp4: scales are E8M0 bytes, value = e2m1(q) * 2^(e - 127);
+  /// there are no biases.
+  bool mxfp4 = false;
   /// compressed-tensors float-quantized: qweight is MODULE.weight,
   /// F8_E4M3 [out, in]; value = e4m3(q) * s. blockRows/blockCols > 0:
   /// strategy "block", scales [ceil(out / blockRows), ceil(in / blockCols)].
