@@ -407,17 +407,24 @@ int32_t *fieldOf(Fields &f, PlanarRole role) {
 }
 
 /// Element k of a packed stream of W-bit elements (docs/packing.md 2.1).
+/// Element k of width w (at most 32 bits) of a packed, LSB-first part: the
+/// bytes that hold it, at most five, as one little-endian window.
 uint32_t readBits(const uint8_t *p, uint32_t w, uint32_t k) {
   uint64_t bit = uint64_t(k) * w;
-  uint32_t v = 0;
-  for (uint32_t i = 0; i < w; ++i, ++bit)
-    v |= uint32_t((p[bit / 8] >> (bit % 8)) & 1) << i;
-  return v;
+  const uint8_t *at = p + bit / 8;
+  uint32_t shift = uint32_t(bit % 8), n = (shift + w + 7) / 8;
+  uint64_t x = 0;
+  for (uint32_t j = 0; j < n; ++j)
+    x |= uint64_t(at[j]) << (8 * j);
+  return uint32_t((x >> shift) & ((uint64_t(1) << w) - 1));
 }
 void writeBits(uint8_t *p, uint32_t w, uint32_t k, uint32_t v) {
   uint64_t bit = uint64_t(k) * w;
-  for (uint32_t i = 0; i < w; ++i, ++bit)
-    p[bit / 8] |= uint8_t(((v >> i) & 1) << (bit % 8));
+  uint8_t *at = p + bit / 8;
+  uint32_t shift = uint32_t(bit % 8), n = (shift + w + 7) / 8;
+  uint64_t x = (uint64_t(v) & ((uint64_t(1) << w) - 1)) << shift;
+  for (uint32_t j = 0; j < n; ++j)
+    at[j] |= uint8_t(x >> (8 * j));
 }
 
 bool isSigned(const PlanarPart &p) { return p.type[0] == 's'; }
@@ -431,6 +438,22 @@ void writePart(const PlanarPart &part, Fields &f, uint8_t *dst) {
     return;
   }
   const int32_t *v = fieldOf(f, part.role);
+  if (part.bits == 8) {
+    for (uint32_t k = 0; k < part.perBlock; ++k)
+      dst[k] = uint8_t(v[k]);
+    return;
+  }
+  if (part.bits == 4) {
+    for (uint32_t k = 0; k + 1 < part.perBlock; k += 2)
+      dst[k / 2] = uint8_t((v[k] & 15) | (v[k + 1] & 15) << 4);
+    return;
+  }
+  if (part.bits == 2) {
+    for (uint32_t k = 0; k + 3 < part.perBlock; k += 4)
+      dst[k / 4] = uint8_t((v[k] & 3) | (v[k + 1] & 3) << 2 |
+                           (v[k + 2] & 3) << 4 | (v[k + 3] & 3) << 6);
+    return;
+  }
   uint32_t mask = part.bits == 32 ? ~0u : (1u << part.bits) - 1;
   for (uint32_t k = 0; k < part.perBlock; ++k)
     writeBits(dst, part.bits, k, uint32_t(v[k]) & mask);
@@ -444,6 +467,16 @@ void readPart(const PlanarPart &part, const uint8_t *src, Fields &f) {
     return;
   }
   int32_t *v = fieldOf(f, part.role);
+  const bool sign = isSigned(part);
+  if (part.bits == 8 || part.bits == 4 || part.bits == 2) {
+    // Whole bytes of 1, 2 or 4 elements, sign-extended by shifts.
+    const uint32_t w = part.bits, shiftUp = 32 - w;
+    for (uint32_t k = 0; k < part.perBlock; ++k) {
+      uint32_t u = (uint32_t(src[k * w / 8]) >> (k * w % 8)) & ((1u << w) - 1);
+      v[k] = sign ? int32_t(u << shiftUp) >> shiftUp : int32_t(u);
+    }
+    return;
+  }
   for (uint32_t k = 0; k < part.perBlock; ++k) {
     uint32_t u = readBits(src, part.bits, k);
     if (isSigned(part) && (u >> (part.bits - 1)) & 1)
