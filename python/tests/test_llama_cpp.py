@@ -738,9 +738,12 @@ def write_raw_safetensors(path, tensors):
 
 
 def make_quantized_checkpoint(folder, arch, method, group=32, seed=0):
-    """A GPTQ (v1 zero points, symmetric) or AWQ (GEMM, every zero point 8)
-    checkpoint whose linears are 4-bit codes with f16 scales; the other
-    tensors f16. Returns (config, the values it stands for)."""
+    """A GPTQ (v1 zero points, symmetric), AWQ (GEMM, every zero point 8),
+    compressed-tensors pack-quantized (symmetric, q + 8 along `in`, as
+    compressed-tensors' pack_to_int32 packs it) or MLX affine (q * s + b
+    with b = -8 * s, exact in f16; mlx/ops.cpp's packing) checkpoint whose
+    linears are 4-bit codes with f16 scales; the other tensors f16.
+    Returns (config, the values it stands for)."""
     folder.mkdir(parents=True, exist_ok=True)
     c = dict(ARCHS[arch])
     rng = np.random.default_rng(seed)
@@ -756,6 +759,18 @@ def make_quantized_checkpoint(folder, arch, method, group=32, seed=0):
             codes, scales, v = quantize_rows(w, group, rng)
             values[name] = v
             zeros = np.full((w.shape[1] // group, w.shape[0]), 8, np.uint32)
+            if method == "ct":
+                raw[module + ".weight_packed"] = ("I32", pack_nibbles(codes, 1))
+                raw[module + ".weight_scale"] = ("F16", scales)
+                raw[module + ".weight_shape"] = (
+                    "I64", np.array(w.shape, np.int64))
+                continue
+            if method == "mlx":
+                raw[module + ".weight"] = (
+                    "U32", pack_nibbles(codes, 1).view(np.uint32))
+                raw[module + ".scales"] = ("F16", scales)
+                raw[module + ".biases"] = ("F16", (scales * np.float16(-8)))
+                continue
             if method == "gptq":
                 raw[module + ".qweight"] = ("I32", pack_nibbles(codes.T, 0))
                 raw[module + ".qzeros"] = ("I32", pack_nibbles(zeros - 1, 1))
@@ -776,6 +791,15 @@ def make_quantized_checkpoint(folder, arch, method, group=32, seed=0):
         c["quantization_config"] = {
             "quant_method": "gptq", "bits": 4, "group_size": group,
             "desc_act": False, "sym": True, "checkpoint_format": "gptq"}
+    elif method == "ct":
+        c["quantization_config"] = {
+            "quant_method": "compressed-tensors", "format": "pack-quantized",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+                "num_bits": 4, "type": "int", "symmetric": True,
+                "strategy": "group", "group_size": group}}}}
+    elif method == "mlx":
+        c["quantization"] = {"group_size": group, "bits": 4}
+        c["quantization_config"] = dict(c["quantization"])
     else:
         c["quantization_config"] = {
             "quant_method": "awq", "bits": 4, "group_size": group,
@@ -828,15 +852,16 @@ def gguf_tensor_types(path):
 # with one f16 scale per 32 values, ggml's vec_dot_type for Q4_0): up to
 # 1/254 of each block's largest value per activation, through every
 # matrix product of two layers; f16 embeddings and output round them to
-# f16. Measured 9.7e-3 (llama gptq and awq), 1.2e-2 (mistral gptq), 7.2e-3
-# (qwen2 gptq) of the largest logit, greedy tokens equal at 12/12
-# positions.
+# f16. Measured 9.7e-3 (llama gptq, awq and compressed-tensors), 1.2e-2
+# (mistral gptq), 7.2e-3 (qwen2 gptq), 1.0e-2 (qwen2 mlx, Q4_1: its
+# activations are rounded to Q8_1 likewise) of the largest logit, greedy
+# tokens equal at 12/12 positions.
 Q4_0_TOLERANCE = 3e-2
 
 
 @pytest.mark.parametrize("arch,method", [
     ("llama", "gptq"), ("llama", "awq"), ("mistral", "gptq"),
-    ("qwen2", "gptq")])
+    ("qwen2", "gptq"), ("llama", "ct"), ("qwen2", "mlx")])
 def test_llama_cpp_runs_quantized_checkpoint(tmp_path, llama, arch, method):
     folder = tmp_path / f"tiny-{arch}-{method}"
     c, values = make_quantized_checkpoint(folder, arch, method)
@@ -844,17 +869,18 @@ def test_llama_cpp_runs_quantized_checkpoint(tmp_path, llama, arch, method):
     r = convert(folder, out)
     assert r.returncode == 0, r.stderr
     types = gguf_tensor_types(out)
-    # Every quantized linear is Q4_0 (ggml type 2), the rest as stored
-    # (f16 = 1) or f32 (0, the norms and biases).
-    assert types["blk.0.attn_q.weight"] == 2
-    assert sum(t == 2 for t in types.values()) == \
+    # Every quantized linear is Q4_0 (ggml type 2; MLX's q * s + b: Q4_1,
+    # 3), the rest as stored (f16 = 1) or f32 (0, the norms and biases).
+    qtype = 3 if method == "mlx" else 2
+    assert types["blk.0.attn_q.weight"] == qtype
+    assert sum(t == qtype for t in types.values()) == \
         7 * c["num_hidden_layers"]
     assert types["token_embd.weight"] == 1
     got = llama.run(out, PROMPT)
     want = reference_logits(values, c, PROMPT)
     diff = relative_difference(got, want)
     agree = int((got.argmax(axis=1) == want.argmax(axis=1)).sum())
-    print(f"{arch} {method} -> Q4_0: max |llama.cpp - reference| = "
+    print(f"{arch} {method} -> Q4_{qtype - 2}: max |llama.cpp - reference| = "
           f"{np.abs(got - want).max():.3g}, {diff:.3g} of the largest logit; "
           f"greedy token equal at {agree}/{len(PROMPT)} positions")
     assert diff < Q4_0_TOLERANCE
