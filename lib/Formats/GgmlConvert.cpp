@@ -9,6 +9,7 @@
 
 #include "vmpack/Formats/GgmlConvert.h"
 
+#include "vmpack/Formats/HfQuant.h"
 #include "vmpack/Formats/TypeTable.h"
 #include "vmpack/Quant/GgmlPlanar.h"
 #include "vmpack/Quant/GgmlQuantize.h"
@@ -555,4 +556,45 @@ std::string vmpack::formats::roundingReportText(
     text +=
         "; " + std::to_string(r.nonFinite) + " changed values are not finite";
   return text;
+}
+
+StatusOr<HfGgmlBlocks>
+vmpack::formats::hfLinearToGgml(const HfQuantLinear &l,
+                                std::optional<uint32_t> requested,
+                                bool allowRounding, const std::string &where) {
+  StatusOr<uint32_t> type = hfGgmlTarget(l, requested);
+  const bool inexact =
+      !type && type.status().code() == archive::StatusCode::Format;
+  if (inexact && allowRounding && requested) {
+    // Not exact: the values requantized by ggml's reference quantizer, the
+    // errors reported.
+    StatusOr<TensorSource> floats = hfLinearAsFloats(l, quant::FloatType::F32);
+    if (!floats)
+      return floats.status();
+    RoundingReport report;
+    StatusOr<TensorSource> blocks =
+        convertGgmlTensor(*floats, *requested, true, &report);
+    if (!blocks)
+      return blocks.status();
+    HfGgmlBlocks out;
+    out.blocks = std::move(*blocks);
+    out.ggmlType = *requested;
+    out.rounding = roundingReportText(l.weight.name,
+                                      std::string(hfQuantMethodName(l.method)) +
+                                          " " + std::to_string(l.bits) + "-bit",
+                                      *requested, l.weight.shape, report);
+    return out;
+  }
+  if (!type)
+    return Status::error(
+        type.status().code(),
+        "'" + where + "': " + type.status().message() +
+            (inexact ? " (--quant=TYPE --allow-rounding requantizes it)" : ""));
+  StatusOr<TensorSource> blocks = hfLinearAsGgml(l, *type);
+  if (!blocks)
+    return blocks.status();
+  HfGgmlBlocks out;
+  out.blocks = std::move(*blocks);
+  out.ggmlType = *type;
+  return out;
 }

@@ -1225,34 +1225,13 @@ vmpack::formats::planLlamaGguf(const std::string &folder,
       StatusOr<TensorSource> t = [&]() -> StatusOr<TensorSource> {
         if (options.dequantize)
           return hfLinearAsFloats(l, *options.dequantize);
-        StatusOr<uint32_t> type = hfGgmlTarget(l, options.ggmlType);
-        if (!type && options.allowRounding && options.ggmlType &&
-            type.status().code() == archive::StatusCode::Format) {
-          // Not exact: the values requantized by ggml's reference
-          // quantizer (GgmlConvert.h), the errors reported.
-          StatusOr<TensorSource> floats =
-              hfLinearAsFloats(l, quant::FloatType::F32);
-          if (!floats)
-            return floats.status();
-          RoundingReport report;
-          StatusOr<TensorSource> blocks =
-              convertGgmlTensor(*floats, *options.ggmlType, true, &report);
-          if (blocks)
-            plan.warnings.push_back(
-                roundingReportText(l.weight.name,
-                                   std::string(hfQuantMethodName(l.method)) +
-                                       " " + std::to_string(l.bits) + "-bit",
-                                   *options.ggmlType, l.weight.shape, report));
-          return blocks;
-        }
-        if (!type)
-          return Status::error(
-              type.status().code(),
-              "'" + folder + "': " + type.status().message() +
-                  (type.status().code() == archive::StatusCode::Format
-                       ? " (--quant=TYPE --allow-rounding requantizes it)"
-                       : ""));
-        return hfLinearAsGgml(l, *type);
+        StatusOr<HfGgmlBlocks> blocks =
+            hfLinearToGgml(l, options.ggmlType, options.allowRounding, folder);
+        if (!blocks)
+          return blocks.status();
+        if (!blocks->rounding.empty())
+          plan.warnings.push_back(blocks->rounding);
+        return std::move(blocks->blocks);
       }();
       if (!t)
         return t.status();

@@ -837,41 +837,19 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
         sources.push_back(std::move(*f));
         ++counts.dequantized;
       } else if ((target && *target != 0) || (!target && to == Format::Gguf)) {
-        StatusOr<uint32_t> type = hfGgmlTarget(
-            l, target ? std::optional<uint32_t>(*target) : std::nullopt);
-        if (!type && options.allowRounding && target &&
-            type.status().code() == archive::StatusCode::Format) {
-          // Not exact: the values, requantized by ggml's reference
-          // quantizer, with the errors reported.
-          StatusOr<TensorSource> floats =
-              hfLinearAsFloats(l, quant::FloatType::F32);
-          if (!floats)
-            return floats.status();
-          RoundingReport report;
-          StatusOr<TensorSource> blocks =
-              convertGgmlTensor(*floats, *target, true, &report);
-          if (!blocks)
-            return blocks.status();
-          warn(roundingReportText(l.weight.name,
-                                  std::string(method) + " " +
-                                      std::to_string(l.bits) + "-bit",
-                                  *target, l.weight.shape, report));
-          sources.push_back(std::move(*blocks));
-          ++counts.rounded[quant::ggmlTypeTraits(*target)->name];
-          continue;
-        }
-        if (!type)
-          return Status::error(
-              type.status().code(),
-              "'" + path + "': " + type.status().message() +
-                  (type.status().code() == archive::StatusCode::Format
-                       ? " (--quant=TYPE --allow-rounding requantizes it)"
-                       : ""));
-        StatusOr<TensorSource> blocks = hfLinearAsGgml(l, *type);
+        StatusOr<HfGgmlBlocks> blocks = hfLinearToGgml(
+            l, target ? std::optional<uint32_t>(*target) : std::nullopt,
+            options.allowRounding, path);
         if (!blocks)
           return blocks.status();
-        sources.push_back(std::move(*blocks));
-        ++counts.repacked[quant::ggmlTypeTraits(*type)->name];
+        const char *name = quant::ggmlTypeTraits(blocks->ggmlType)->name;
+        if (!blocks->rounding.empty()) {
+          warn(blocks->rounding);
+          ++counts.rounded[name];
+        } else {
+          ++counts.repacked[name];
+        }
+        sources.push_back(std::move(blocks->blocks));
       } else if (target) {
         StatusOr<std::vector<TensorSource>> parts =
             hfLinearAsScheme(l, *options.quant);

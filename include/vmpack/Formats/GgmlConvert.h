@@ -115,6 +115,27 @@ std::string roundingReportText(const std::string &name, const std::string &from,
                                uint32_t to, const std::vector<int64_t> &shape,
                                const RoundingReport &report);
 
+struct HfQuantLinear;
+
+/// A Hugging Face quantized linear as ggml blocks, as vmpack-convert and
+/// the llama.cpp GGUF writer both write it: of `requested` (by default
+/// hfGgmlTarget's choice) when every value fits exactly (hfLinearAsGgml);
+/// else, with `allowRounding` and a requested type, its float32 values
+/// requantized by ggml's reference quantizer (convertGgmlTensor), the
+/// rounding report in `rounding` (roundingReportText); else the refusal,
+/// prefixed with "'`where`': " and, for a value that would change, ending
+/// with how --allow-rounding requantizes it.
+struct HfGgmlBlocks {
+  TensorSource blocks;
+  uint32_t ggmlType = 0;
+  /// Empty when exact.
+  std::string rounding;
+};
+StatusOr<HfGgmlBlocks> hfLinearToGgml(const HfQuantLinear &linear,
+                                      std::optional<uint32_t> requested,
+                                      bool allowRounding,
+                                      const std::string &where);
+
 /// "[2, 17]": the index of flat element `flat` in `shape`.
 std::string elementIndexText(const std::vector<int64_t> &shape, uint64_t flat);
 
