@@ -165,7 +165,8 @@ void fuzzRepack(const uint8_t *data, size_t size) {
 void fuzzQuantize(const uint8_t *data, size_t size) {
   uint64_t blocks = std::min<uint64_t>(size / 128, kMaxBlocks);
   std::vector<float> x(blocks * 32), got(blocks * 32);
-  std::memcpy(x.data(), data, x.size() * 4);
+  if (!x.empty()) // memcpy's pointers may not be null, even for no bytes
+    std::memcpy(x.data(), data, x.size() * 4);
   for (uint32_t t : {kGgmlQ4_0, kGgmlQ4_1, kGgmlQ5_0, kGgmlQ5_1, kGgmlQ8_0}) {
     std::vector<uint8_t> out(blocks * ggmlBlockBytes(t));
     check(quantizeGgmlBlocks(t, x.data(), blocks, out.data()).isOk());
