@@ -7,8 +7,12 @@
 # hashing, the conversions, the dequantize kernels) and the tools on a
 # generated model with several threads. Any report fails the run
 # (halt_on_error). scripts/tsan.supp says what is suppressed and why.
-# Python is not run here: python3 is not instrumented, and the binding's
-# threads are the C API's, which the runtime unit tests cover.
+# Then the Python tests that use threads (concurrent compiles from Python
+# threads, threaded verify, dequantize and conversions, save_file) run in
+# Debian's python3 with the same shared TSan runtime preloaded (the build
+# links it shared, so the tools the tests start use that one too); the
+# test that starts node (npm's @huggingface/gguf, not instrumented) is
+# left out.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-tsan}
@@ -20,11 +24,11 @@ if ! command -v "$cxx" >/dev/null 2>&1; then
 fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DVMPACK_TSAN=ON \
-  -DVMPACK_BUILD_BENCHMARKS=OFF -DVMPACK_ENABLE_PYTHON=OFF "$@" >/dev/null
+  -DVMPACK_BUILD_BENCHMARKS=OFF -DVMPACK_ENABLE_PYTHON=ON "$@" >/dev/null
 tests=(VmpackArchiveTests VmpackFormatsTests VmpackQuantTests
   VmpackDequantizeTests VmpackRuntimeTests VmpackTargetTests)
 tools=(vmpack-gen vmpack-compile vmpack-convert vmpack-dump)
-cmake --build "$build" --target "${tests[@]}" "${tools[@]}"
+cmake --build "$build" --target "${tests[@]}" "${tools[@]}" _vmpack
 
 export TSAN_OPTIONS="halt_on_error=1 abort_on_error=0 exitcode=66 second_deadlock_stack=1 suppressions=$root/scripts/tsan.supp"
 status=0
@@ -63,5 +67,23 @@ run "$bin/vmpack-compile" "$work/m.mlirbc" -o "$work/m.irpa" --threads=4
 run "$bin/vmpack-dump" --verify --threads 4 "$work/m.vmpk"
 run "$bin/vmpack-convert" "$work/m.vmpk" -o "$work/m.gguf"
 run "$bin/vmpack-convert" "$work/m.gguf" -o "$work/s.safetensors" --max-shard-size=1MiB
+echo "== TSan: the Python tests that use threads"
+runtime=$("$cxx" -print-file-name=libclang_rt.tsan-x86_64.so)
+if ! /usr/bin/python3 -c "import numpy, pytest" 2>/dev/null; then
+  echo "check-tsan: /usr/bin/python3 has no numpy or pytest (python3-numpy, python3-pytest)" >&2
+  status=1
+elif ! LD_PRELOAD="$runtime" /usr/bin/python3 -c \
+    "import ctypes; ctypes.CDLL(None).__tsan_init" 2>/dev/null; then
+  echo "check-tsan: python3 with $runtime preloaded has no TSan runtime" >&2
+  status=1
+elif ! (cd "$root/python/tests" &&
+  LD_PRELOAD="$runtime" PYTHONPATH="$build/python" VMPACK_BUILD_DIR="$build" \
+    VMPACK_SOURCE_DIR="$root" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+    test_compile.py test_dequantize.py test_foreign.py test_hostile.py \
+    test_module.py test_convert.py test_save_file.py test_shards.py \
+    -k "not huggingface_gguf"); then
+  echo "check-tsan: a Python test failed or ThreadSanitizer reported a race" >&2
+  status=1
+fi
 echo "check-tsan: $( ((status)) && echo FAILED || echo clean)"
 exit $status
