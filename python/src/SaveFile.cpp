@@ -20,6 +20,7 @@
 
 #include "SaveFile.h"
 
+#include "RaiseStatus.h"
 #include "vmpack/Archive/Format.h"
 #include "vmpack/Formats/GgufValueText.h"
 #include "vmpack/Pack/Convert.h"
@@ -47,20 +48,8 @@ using namespace vmpack;
 
 namespace {
 
-/// Raises the Python class of `status` (STATUS_CLASSES) with its message.
 [[noreturn]] void raise(const py::module_ &m, const archive::Status &status) {
-  py::dict classes = m.attr("STATUS_CLASSES");
-  py::int_ code(int(status.code()));
-  py::object cls = classes.contains(code) ? py::object(classes[code])
-                                          : py::object(m.attr("Error"));
-  const std::string &text = status.message();
-  PyObject *message = PyUnicode_DecodeUTF8(
-      text.data(), py::ssize_t(text.size()), "backslashreplace");
-  if (!message)
-    throw py::error_already_set();
-  PyErr_SetObject(cls.ptr(), message);
-  Py_DECREF(message);
-  throw py::error_already_set();
+  python::raiseStatus(m, status);
 }
 
 /// How the scalars of one array become the stored scalars of its tensor,
