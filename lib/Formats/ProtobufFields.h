@@ -114,6 +114,26 @@ private:
   google::protobuf::io::CodedInputStream in;
 };
 
+/// Calls `each(f)`, which returns a Status, for every field of the message
+/// at [begin, end) of `base`, in order, and returns the first error it
+/// returns; a malformed field is the reader's Format error with `context`
+/// before it.
+template <typename Each>
+Status forEachField(const uint8_t *base, uint64_t begin, uint64_t end,
+                    const std::string &context, Each each) {
+  Fields fields(base, begin, end);
+  Field f;
+  while (true) {
+    StatusOr<bool> more = fields.next(f);
+    if (!more)
+      return more.status().withContext(context);
+    if (!*more)
+      return Status::ok();
+    if (Status s = each(f); !s)
+      return s;
+  }
+}
+
 /// The payload of a length-delimited field.
 inline std::string_view bytesOf(const uint8_t *base, const Field &f) {
   return std::string_view(reinterpret_cast<const char *>(base + f.offset),

@@ -59,40 +59,38 @@ bool asInt32(uint64_t v, int32_t &out) {
 
 Status readPiece(const uint8_t *base, const Field &at, size_t index,
                  SentencePieceModel::Piece &p) {
-  Fields fields(base, at.offset, at.offset + at.length);
-  Field f;
   bool sawPiece = false;
   std::string where = "piece " + std::to_string(index) + " (byte " +
                       std::to_string(at.fieldBegin) + ")";
-  while (true) {
-    StatusOr<bool> more = fields.next(f);
-    if (!more)
-      return more.status().withContext("SentencePiece model: " + where + ": ");
-    if (!*more)
-      break;
-    if (f.number == piece::kPiece) {
-      if (f.wireType != kLen)
-        return wrongWire("SentencePiece model: piece", f);
-      p.text = std::string(bytesOf(base, f));
-      sawPiece = true;
-    } else if (f.number == piece::kScore) {
-      if (f.wireType != kFixed32)
-        return wrongWire("SentencePiece model: piece", f);
-      uint32_t bits = uint32_t(f.value);
-      std::memcpy(&p.score, &bits, 4);
-    } else if (f.number == piece::kType) {
-      int32_t t = 0;
-      if (f.wireType != kVarint)
-        return wrongWire("SentencePiece model: piece", f);
-      if (!asInt32(f.value, t) || t < SentencePieceModel::kNormal ||
-          t > SentencePieceModel::kByte)
-        return Status::formatError("SentencePiece model: " + where +
-                                   " has type " +
-                                   std::to_string(int64_t(f.value)) +
-                                   ", not one of the proto's (1 ... 6)");
-      p.type = t;
-    }
-  }
+  Status read = forEachField(
+      base, at.offset, at.offset + at.length,
+      "SentencePiece model: " + where + ": ", [&](const Field &f) -> Status {
+        if (f.number == piece::kPiece) {
+          if (f.wireType != kLen)
+            return wrongWire("SentencePiece model: piece", f);
+          p.text = std::string(bytesOf(base, f));
+          sawPiece = true;
+        } else if (f.number == piece::kScore) {
+          if (f.wireType != kFixed32)
+            return wrongWire("SentencePiece model: piece", f);
+          uint32_t bits = uint32_t(f.value);
+          std::memcpy(&p.score, &bits, 4);
+        } else if (f.number == piece::kType) {
+          int32_t t = 0;
+          if (f.wireType != kVarint)
+            return wrongWire("SentencePiece model: piece", f);
+          if (!asInt32(f.value, t) || t < SentencePieceModel::kNormal ||
+              t > SentencePieceModel::kByte)
+            return Status::formatError("SentencePiece model: " + where +
+                                       " has type " +
+                                       std::to_string(int64_t(f.value)) +
+                                       ", not one of the proto's (1 ... 6)");
+          p.type = t;
+        }
+        return Status::ok();
+      });
+  if (!read)
+    return read;
   if (!sawPiece)
     return Status::formatError("SentencePiece model: " + where +
                                " has no text (field 1)");
@@ -101,84 +99,75 @@ Status readPiece(const uint8_t *base, const Field &at, size_t index,
 
 Status readTrainer(const uint8_t *base, const Field &at,
                    SentencePieceModel &m) {
-  Fields fields(base, at.offset, at.offset + at.length);
-  Field f;
-  while (true) {
-    StatusOr<bool> more = fields.next(f);
-    if (!more)
-      return more.status().withContext("SentencePiece model: trainer_spec: ");
-    if (!*more)
-      return Status::ok();
-    int32_t *id = f.number == trainer::kUnkId   ? &m.unkId
-                  : f.number == trainer::kBosId ? &m.bosId
-                  : f.number == trainer::kEosId ? &m.eosId
-                  : f.number == trainer::kPadId ? &m.padId
-                                                : nullptr;
-    if (!id && f.number != trainer::kModelType &&
-        f.number != trainer::kByteFallback)
-      continue;
-    if (f.wireType != kVarint)
-      return wrongWire("SentencePiece model: trainer_spec", f);
-    if (f.number == trainer::kByteFallback) {
-      m.byteFallback = f.value != 0;
-      continue;
-    }
-    int32_t v = 0;
-    if (!asInt32(f.value, v))
-      return Status::formatError("SentencePiece model: trainer_spec field " +
-                                 std::to_string(f.number) + " at byte " +
-                                 std::to_string(f.fieldBegin) +
-                                 " is not an int32");
-    if (id) {
-      *id = v;
-    } else {
-      if (v < SentencePieceModel::kUnigram || v > SentencePieceModel::kChar)
-        return Status::formatError(
-            "SentencePiece model: trainer_spec.model_type is " +
-            std::to_string(v) + ", not one of the proto's (1 ... 4)");
-      m.modelType = v;
-    }
-  }
+  return forEachField(
+      base, at.offset, at.offset + at.length,
+      "SentencePiece model: trainer_spec: ", [&](const Field &f) -> Status {
+        int32_t *id = f.number == trainer::kUnkId   ? &m.unkId
+                      : f.number == trainer::kBosId ? &m.bosId
+                      : f.number == trainer::kEosId ? &m.eosId
+                      : f.number == trainer::kPadId ? &m.padId
+                                                    : nullptr;
+        if (!id && f.number != trainer::kModelType &&
+            f.number != trainer::kByteFallback)
+          return Status::ok();
+        if (f.wireType != kVarint)
+          return wrongWire("SentencePiece model: trainer_spec", f);
+        if (f.number == trainer::kByteFallback) {
+          m.byteFallback = f.value != 0;
+          return Status::ok();
+        }
+        int32_t v = 0;
+        if (!asInt32(f.value, v))
+          return Status::formatError(
+              "SentencePiece model: trainer_spec field " +
+              std::to_string(f.number) + " at byte " +
+              std::to_string(f.fieldBegin) + " is not an int32");
+        if (id) {
+          *id = v;
+          return Status::ok();
+        }
+        if (v < SentencePieceModel::kUnigram || v > SentencePieceModel::kChar)
+          return Status::formatError(
+              "SentencePiece model: trainer_spec.model_type is " +
+              std::to_string(v) + ", not one of the proto's (1 ... 4)");
+        m.modelType = v;
+        return Status::ok();
+      });
 }
 
 Status readNormalizer(const uint8_t *base, const Field &at,
                       SentencePieceModel &m) {
-  Fields fields(base, at.offset, at.offset + at.length);
-  Field f;
-  while (true) {
-    StatusOr<bool> more = fields.next(f);
-    if (!more)
-      return more.status().withContext(
-          "SentencePiece model: normalizer_spec: ");
-    if (!*more)
-      return Status::ok();
-    switch (f.number) {
-    case normalizer::kName:
-    case normalizer::kCharsmap:
-    case normalizer::kRuleTsv:
-      if (f.wireType != kLen)
-        return wrongWire("SentencePiece model: normalizer_spec", f);
-      if (f.number == normalizer::kName)
-        m.normalizerName = std::string(bytesOf(base, f));
-      else if (f.number == normalizer::kCharsmap)
-        m.hasCharsmap = f.length != 0;
-      else
-        m.hasNormalizationRules = f.length != 0;
-      break;
-    case normalizer::kAddDummyPrefix:
-    case normalizer::kRemoveExtraWhitespaces:
-    case normalizer::kEscapeWhitespaces:
-      if (f.wireType != kVarint)
-        return wrongWire("SentencePiece model: normalizer_spec", f);
-      (f.number == normalizer::kAddDummyPrefix ? m.addDummyPrefix
-       : f.number == normalizer::kRemoveExtraWhitespaces
-           ? m.removeExtraWhitespaces
-           : m.escapeWhitespaces) = f.value != 0;
-      break;
-    default:
-      break;
-    }
-  }
+  return forEachField(
+      base, at.offset, at.offset + at.length,
+      "SentencePiece model: normalizer_spec: ", [&](const Field &f) -> Status {
+        switch (f.number) {
+        case normalizer::kName:
+        case normalizer::kCharsmap:
+        case normalizer::kRuleTsv:
+          if (f.wireType != kLen)
+            return wrongWire("SentencePiece model: normalizer_spec", f);
+          if (f.number == normalizer::kName)
+            m.normalizerName = std::string(bytesOf(base, f));
+          else if (f.number == normalizer::kCharsmap)
+            m.hasCharsmap = f.length != 0;
+          else
+            m.hasNormalizationRules = f.length != 0;
+          break;
+        case normalizer::kAddDummyPrefix:
+        case normalizer::kRemoveExtraWhitespaces:
+        case normalizer::kEscapeWhitespaces:
+          if (f.wireType != kVarint)
+            return wrongWire("SentencePiece model: normalizer_spec", f);
+          (f.number == normalizer::kAddDummyPrefix ? m.addDummyPrefix
+           : f.number == normalizer::kRemoveExtraWhitespaces
+               ? m.removeExtraWhitespaces
+               : m.escapeWhitespaces) = f.value != 0;
+          break;
+        default:
+          break;
+        }
+        return Status::ok();
+      });
 }
 
 } // namespace
@@ -204,31 +193,22 @@ vmpack::formats::readSentencePieceModel(const uint8_t *data, size_t size) {
     return Status::formatError("SentencePiece model: " + std::to_string(size) +
                                " bytes; a protobuf message is under 2 GiB");
   SentencePieceModel m;
-  Fields fields(data, 0, size);
-  Field f;
-  while (true) {
-    StatusOr<bool> more = fields.next(f);
-    if (!more)
-      return more.status().withContext("SentencePiece model: ");
-    if (!*more)
-      break;
-    if (f.number != model::kPieces && f.number != model::kTrainerSpec &&
-        f.number != model::kNormalizerSpec)
-      continue;
-    if (f.wireType != kLen)
-      return wrongWire("SentencePiece model:", f);
-    Status s = Status::ok();
-    if (f.number == model::kPieces) {
-      m.pieces.emplace_back();
-      s = readPiece(data, f, m.pieces.size() - 1, m.pieces.back());
-    } else if (f.number == model::kTrainerSpec) {
-      s = readTrainer(data, f, m);
-    } else {
-      s = readNormalizer(data, f, m);
-    }
-    if (!s)
-      return s;
-  }
+  Status read = forEachField(
+      data, 0, size, "SentencePiece model: ", [&](const Field &f) -> Status {
+        if (f.number != model::kPieces && f.number != model::kTrainerSpec &&
+            f.number != model::kNormalizerSpec)
+          return Status::ok();
+        if (f.wireType != kLen)
+          return wrongWire("SentencePiece model:", f);
+        if (f.number == model::kTrainerSpec)
+          return readTrainer(data, f, m);
+        if (f.number == model::kNormalizerSpec)
+          return readNormalizer(data, f, m);
+        m.pieces.emplace_back();
+        return readPiece(data, f, m.pieces.size() - 1, m.pieces.back());
+      });
+  if (!read)
+    return read;
   if (m.pieces.empty())
     return Status::formatError("SentencePiece model: it has no pieces (a "
                                "ModelProto lists its vocabulary in field 1)");
