@@ -21,6 +21,16 @@ needs_compiler = pytest.mark.skipif(
     "vmpack.compile is not available")
 
 
+def foreign_env():
+    """The environment for a program vmpack does not build (node, IREE's
+    tools, mlir-opt). A sanitizer runtime the test run preloads into its
+    own python3 is left out: those programs are not instrumented, and a
+    report from inside them is not about vmpack."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    return env
+
+
 def compile_text(tmp_path, text, name="m", **options):
     """Writes MLIR text, compiles it with vmpack.compile, returns the path."""
     source = tmp_path / f"{name}.mlir"

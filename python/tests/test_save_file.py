@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import vmpack
-from conftest import SOURCE_DIR, needs_compiler
+from conftest import SOURCE_DIR, foreign_env, needs_compiler
 from reference import FLOAT_FORMATS, decode_float, float_width, patterns, \
     same_floats, widen
 
@@ -350,7 +350,8 @@ def huggingface_gguf(path):
                     "(scripts/install-npm-deps.sh installs it)")
     out = subprocess.run([node, "--input-type=module", "-e", GGUF_READER,
                           str(NPM), str(path)], check=True,
-                         capture_output=True, text=True).stdout
+                         capture_output=True, text=True,
+                         env=foreign_env()).stdout
     return json.loads(out)
 
 
@@ -433,7 +434,7 @@ def test_irpa_by_iree(saved, tmp_path):
          "--parameter_mode=preload"] +
         [f"--extract=x::{n}={tmp_path / str(k)}.bin"
          for k, n in enumerate(names)],
-        check=True, capture_output=True, text=True).stdout
+        check=True, capture_output=True, text=True, env=foreign_env()).stdout
     listed = re.findall(r"^\s*(\d+) \|\s*(\d+) \|\s*(\d+) \| `(.*)`",
                         listing, re.M)
     assert [e[3] for e in listed] == names
@@ -468,7 +469,8 @@ def test_mlir_round_trip(tmp_path, ext):
     opt = mlir_opt()
     if opt:
         text = subprocess.run([opt, str(path)], check=True,
-                              capture_output=True, text=True).stdout
+                              capture_output=True, text=True,
+                              env=foreign_env()).stdout
         assert text.count("ml_program.global private") == len(TENSORS)
         assert "tensor<3x5xi4>" in text
 
