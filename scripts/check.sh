@@ -17,34 +17,39 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
+# Each step's heading also says how long the run has taken so far.
+step() { echo "== [$((SECONDS / 60))m$((SECONDS % 60))s] $*"; }
+trap 'echo "== check: ${SECONDS} s in all"' EXIT
 
 bash "$root/scripts/install-deps.sh"
 
-echo "== Formatting and license lines"
+step "Formatting and license lines"
 bash "$root/scripts/check-format.sh"
 
-echo "== Sanitizer build (ASan + UBSan) and the whole test suite"
+step "Sanitizer build (ASan + UBSan) and the whole test suite"
 BUILD_DIR="$root/build-asan" bash "$root/scripts/build.sh" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMPACK_SANITIZE=ON \
   -DVMPACK_ENABLE_MLIR=ON -DVMPACK_BUILD_BENCHMARKS=OFF
+step "Sanitizer build: the tests"
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir "$root/build-asan" \
   --output-on-failure -j "$jobs"
 
-echo "== Portable kernels only: packing tests and the unpacking corpus"
+step "Portable kernels only: packing tests and the unpacking corpus"
 BUILD_DIR="$root/build-portable" bash "$root/scripts/build.sh" \
   -DCMAKE_BUILD_TYPE=Release -DVMPACK_DISPATCH=portable \
   -DVMPACK_ENABLE_MLIR=OFF -DVMPACK_BUILD_BENCHMARKS=OFF
 ctest --test-dir "$root/build-portable" --output-on-failure -j "$jobs" \
   -R '^(AllWidths|Widths1To64|UnpackProperty|UnpackToInt|UnpackToFloat32|PackKernels|Dispatch|fuzz-replay-unpack)'
 
-echo "== ThreadSanitizer build: the unit tests and the threaded tools"
+step "ThreadSanitizer build: the unit tests and the threaded tools"
 BUILD_DIR="$root/build-tsan" bash "$root/scripts/check-tsan.sh"
 
-echo "== libFuzzer: every fuzz target for ${VMPACK_FUZZ_SECONDS:-15} s (clang, ASan + UBSan)"
+step "libFuzzer: every fuzz target for ${VMPACK_FUZZ_SECONDS:-15} s (clang, ASan + UBSan)"
 bash "$root/scripts/check-fuzz.sh"
 
-echo "== Release build and the whole test suite"
+step "Release build and the whole test suite"
 BUILD_DIR="$root/build" bash "$root/scripts/build.sh"
-echo "== Install into a temporary prefix and build a consumer against it"
+step "Install into a temporary prefix and build a consumer against it"
 bash "$root/scripts/check-install.sh" "$root/build"
+step "Release build: the tests"
 ctest --test-dir "$root/build" --output-on-failure -j "$jobs"
