@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs vmpack's build and test dependencies from Debian 12's archive.
-# Run as root (or with sudo). The README explains what each package is for.
+# Run as root (or with sudo). docs/building.md ("Dependencies") explains what
+# each package is for.
 set -euo pipefail
 
 packages=(
