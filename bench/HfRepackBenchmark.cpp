@@ -11,6 +11,9 @@
 //   gptq8->q8_0   the same for 8-bit codes -> Q8_0
 //   awq->gptq     AWQ GEMM qweight -> GPTQ qweight (awqToGptqWords)
 //   gptq->awq     the reverse (gptqToAwqWords)
+// each with the kernels of the active dispatch level (VMPACK_DISPATCH) and,
+// when that is not the portable level, with the portable (scalar) ones as
+// well, the level named after the kernel.
 //
 // Environment: VMPACK_BENCH_DIM (default 4096), VMPACK_BENCH_REPS (7).
 // Output: kernel in_bytes out_bytes kernel_GBps memcpy_GBps ratio, GB/s of
@@ -27,6 +30,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace vmpack::quant;
@@ -61,7 +65,7 @@ void row(const char *name, uint64_t inBytes, uint64_t outBytes, int reps,
   }
   double kg = double(larger) / median(k) / 1e9;
   double mg = double(larger) / median(m) / 1e9;
-  std::printf("%-12s %10llu %10llu %8.2f %8.2f %6.2f\n", name,
+  std::printf("%-20s %10llu %10llu %8.2f %8.2f %6.2f\n", name,
               (unsigned long long)inBytes, (unsigned long long)outBytes, kg, mg,
               kg / mg);
 }
@@ -89,21 +93,30 @@ int main() {
               "%d\n",
               (unsigned long long)out, (unsigned long long)in,
               (unsigned long long)group, reps);
-  std::printf("%-12s %10s %10s %8s %8s %6s\n", "kernel", "in_bytes",
+  std::printf("%-20s %10s %10s %8s %8s %6s\n", "kernel", "in_bytes",
               "out_bytes", "GB/s", "memcpy", "ratio");
-  row("gptq4->q4_0", q4.size() * 4 + scales.size() * 2, blocks4.size(), reps,
-      [&] {
-        gptqToGgmlRows(4, bytes(q4), bytes(scales), in, out, group, 0, out,
-                       blocks4.data());
-      });
-  row("gptq8->q8_0", q8.size() * 4 + scales.size() * 2, blocks8.size(), reps,
-      [&] {
-        gptqToGgmlRows(8, bytes(q8), bytes(scales), in, out, group, 0, out,
-                       blocks8.data());
-      });
-  row("awq->gptq", awq.size() * 4, gptq.size() * 4, reps,
-      [&] { awqToGptqWords(bytes(q4), out, 0, in / 8, bytes(gptq)); });
-  row("gptq->awq", gptq.size() * 4, awq.size() * 4, reps,
-      [&] { gptqToAwqWords(bytes(q4), out, 0, in, bytes(awq)); });
+  std::vector<vmpack::DispatchLevel> levels = {vmpack::activeDispatchLevel()};
+  if (levels[0] != vmpack::DispatchLevel::Portable)
+    levels.push_back(vmpack::DispatchLevel::Portable);
+  for (vmpack::DispatchLevel level : levels) {
+    auto name = [&](const char *kernel) {
+      return std::string(kernel) + " " + vmpack::dispatchLevelName(level);
+    };
+    row(name("gptq4->q4_0").c_str(), q4.size() * 4 + scales.size() * 2,
+        blocks4.size(), reps, [&] {
+          gptqToGgmlRowsAt(level, 4, bytes(q4), bytes(scales), in, out, group,
+                           0, out, blocks4.data());
+        });
+    row(name("gptq8->q8_0").c_str(), q8.size() * 4 + scales.size() * 2,
+        blocks8.size(), reps, [&] {
+          gptqToGgmlRowsAt(level, 8, bytes(q8), bytes(scales), in, out, group,
+                           0, out, blocks8.data());
+        });
+    row(name("awq->gptq").c_str(), awq.size() * 4, gptq.size() * 4, reps, [&] {
+      awqToGptqWordsAt(level, bytes(q4), out, 0, in / 8, bytes(gptq));
+    });
+    row(name("gptq->awq").c_str(), gptq.size() * 4, awq.size() * 4, reps,
+        [&] { gptqToAwqWordsAt(level, bytes(q4), out, 0, in, bytes(awq)); });
+  }
   return 0;
 }

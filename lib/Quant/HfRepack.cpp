@@ -4,6 +4,13 @@
 // The layouts are docs/quant.md section 8's; ggml's Q4_0 and Q8_0 blocks
 // section 3's.
 //
+// Two sets of kernels, chosen by the Pack layer's dispatch level: 64-bit
+// SWAR (the portable, SSE2 and SSE4.1 levels; also every vector kernel's
+// tail) and AVX2 (the AVX2 and AVX-512 levels), which moves 8 columns of
+// words per step: the same bit moves, on 8 lanes of 32 bits. Both give the
+// same bytes (unittests/Quant/HfRepackTest.cpp checks them against an
+// element-by-element reference).
+//
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/Quant/HfRepack.h"
@@ -12,6 +19,12 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__x86_64__) && VMPACK_DISPATCH_MAX >= 3
+#include <immintrin.h>
+#define VMPACK_HFREPACK_AVX2 1
+#endif
+
+using namespace vmpack;
 using namespace vmpack::quant;
 
 namespace {
@@ -22,15 +35,6 @@ uint32_t load32(const uint8_t *p) {
   return v;
 }
 void store32(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
-
-/// Nibble j of w to the low nibble of byte j.
-uint64_t spreadNibbles(uint32_t w) {
-  uint64_t t = w;
-  t = (t | t << 16) & 0x0000FFFF0000FFFFull;
-  t = (t | t << 8) & 0x00FF00FF00FF00FFull;
-  t = (t | t << 4) & 0x0F0F0F0F0F0F0F0Full;
-  return t;
-}
 
 /// AWQ keeps column j of 8 in nibble kNibble[j]; GPTQ in nibble j.
 constexpr unsigned kAwqNibble[8] = {0, 4, 1, 5, 2, 6, 3, 7};
@@ -88,8 +92,6 @@ bool shiftNibbles(uint32_t w, int delta, uint32_t &out) {
   return true;
 }
 
-} // namespace
-
 /// A Q4_0 block's 16 code bytes from the 4 words of 32 codes (code e in
 /// nibble e % 8 of word e / 8): byte j holds code j low, code j + 16 high.
 inline void q4Block(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3,
@@ -113,42 +115,60 @@ inline void q4Block(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3,
   std::memcpy(qs + 8, &hi, 8);
 }
 
-void vmpack::quant::gptqToGgmlRows(unsigned bits, const uint8_t *qweight,
-                                   const uint8_t *scales, uint64_t in,
-                                   uint64_t out, uint64_t groupSize,
-                                   uint64_t first, uint64_t count,
-                                   uint8_t *blocks) {
+/// One ggml block of one output row: its scale (2 bytes at `sc`) and the
+/// codes of the `bits` words at col, col + stride, ...
+inline void ggmlBlock(unsigned bits, const uint8_t *col, uint64_t stride,
+                      const uint8_t *sc, uint8_t *dst) {
+  std::memcpy(dst, sc, 2);
+  if (bits == 4) {
+    q4Block(load32(col), load32(col + stride), load32(col + 2 * stride),
+            load32(col + 3 * stride), dst + 2);
+  } else {
+    // Byte k of the 8 words is code k; Q8_0 stores q - 128.
+    for (unsigned k = 0; k < 8; ++k)
+      store32(dst + 2 + 4 * k, load32(col + k * stride) ^ 0x80808080u);
+  }
+}
+
+/// A tile of 256 rows reads each of a block's word rows as one 1 KiB run
+/// (qweight's rows are a power of two apart, so columns read a few at a
+/// time would keep evicting each other from the cache) and writes 256
+/// blocks.
+constexpr uint64_t kTile = 256;
+
+/// Calls tile(r0, t, rowOut, b, src, sc, dst) for each tile of rows and
+/// each block column b of gptqToGgmlRows.
+template <typename TileFn>
+inline void forEachGgmlTile(unsigned bits, const uint8_t *qweight,
+                            const uint8_t *scales, uint64_t in, uint64_t out,
+                            uint64_t groupSize, uint64_t first, uint64_t count,
+                            uint8_t *blocks, TileFn tile) {
   const uint64_t rowBlocks = in / 32;
   const uint64_t blockBytes = bits == 4 ? 18 : 34;
   const uint64_t rowBytes = rowBlocks * blockBytes;
   const uint64_t wordsPerBlock = bits; // 32 codes of `bits` bits
   const uint64_t stride = out * 4;     // one word row of qweight
-  // A tile of 256 rows reads each of a block's word rows as one 1 KiB run
-  // (qweight's rows are a power of two apart, so columns read a few at a
-  // time would keep evicting each other from the cache) and writes 256
-  // blocks.
-  constexpr uint64_t kTile = 256;
   for (uint64_t r0 = first; r0 < first + count; r0 += kTile) {
     const uint64_t t = std::min(kTile, first + count - r0);
     uint8_t *rowOut = blocks + (r0 - first) * rowBytes;
-    for (uint64_t b = 0; b < rowBlocks; ++b) {
-      const uint8_t *src = qweight + b * wordsPerBlock * stride + r0 * 4;
-      const uint8_t *sc = scales + ((b * 32 / groupSize) * out + r0) * 2;
-      uint8_t *dst = rowOut + b * blockBytes;
-      for (uint64_t j = 0; j < t; ++j, dst += rowBytes) {
-        std::memcpy(dst, sc + 2 * j, 2);
-        const uint8_t *col = src + 4 * j;
-        if (bits == 4) {
-          q4Block(load32(col), load32(col + stride), load32(col + 2 * stride),
-                  load32(col + 3 * stride), dst + 2);
-        } else {
-          // Byte k of the 8 words is code k; Q8_0 stores q - 128.
-          for (unsigned k = 0; k < 8; ++k)
-            store32(dst + 2 + 4 * k, load32(col + k * stride) ^ 0x80808080u);
-        }
-      }
-    }
+    for (uint64_t b = 0; b < rowBlocks; ++b)
+      tile(t, qweight + b * wordsPerBlock * stride + r0 * 4,
+           scales + ((b * 32 / groupSize) * out + r0) * 2,
+           rowOut + b * blockBytes, stride, rowBytes);
   }
+}
+
+void gptqToGgmlRowsScalar(unsigned bits, const uint8_t *qweight,
+                          const uint8_t *scales, uint64_t in, uint64_t out,
+                          uint64_t groupSize, uint64_t first, uint64_t count,
+                          uint8_t *blocks) {
+  forEachGgmlTile(
+      bits, qweight, scales, in, out, groupSize, first, count, blocks,
+      [bits](uint64_t t, const uint8_t *src, const uint8_t *sc, uint8_t *dst,
+             uint64_t stride, uint64_t rowBytes) {
+        for (uint64_t j = 0; j < t; ++j)
+          ggmlBlock(bits, src + 4 * j, stride, sc + 2 * j, dst + j * rowBytes);
+      });
 }
 
 /// The 8 x 8 nibble transposition of transposeNibbles8 on two 32-bit lanes
@@ -175,63 +195,348 @@ inline void transposeNibbles8x2(uint64_t m[8]) {
 
 constexpr unsigned kAwqOrder[8] = {0, 2, 4, 6, 1, 3, 5, 7};
 
-void vmpack::quant::awqToGptqWords(const uint8_t *awq, uint64_t n,
-                                   uint64_t firstWord, uint64_t words,
-                                   uint8_t *gptq) {
+/// Word columns [c, cols) of awqToGptqWords' word row w.
+void awqToGptqColumns(const uint8_t *srcRow, uint64_t cols, uint64_t c,
+                      uint8_t *dstRow) {
   // Transposing AWQ's words as they are leaves word k holding the column of
   // nibble k, 8c + kAwqOrder[k]: stored there, no nibble is reordered.
+  for (; c + 2 <= cols; c += 2) {
+    uint64_t m[8];
+    for (unsigned r = 0; r < 8; ++r)
+      std::memcpy(&m[r], srcRow + (r * cols + c) * 4, 8);
+    transposeNibbles8x2(m);
+    for (unsigned k = 0; k < 8; ++k) {
+      store32(dstRow + (8 * c + kAwqOrder[k]) * 4, uint32_t(m[k]));
+      store32(dstRow + (8 * c + 8 + kAwqOrder[k]) * 4, uint32_t(m[k] >> 32));
+    }
+  }
+  for (; c < cols; ++c) {
+    uint32_t m[8];
+    for (unsigned r = 0; r < 8; ++r)
+      m[r] = load32(srcRow + (r * cols + c) * 4);
+    transposeNibbles8(m);
+    for (unsigned k = 0; k < 8; ++k)
+      store32(dstRow + (8 * c + kAwqOrder[k]) * 4, m[k]);
+  }
+}
+
+/// Word columns [c, cols) of gptqToAwqWords' word row (8 AWQ rows).
+void gptqToAwqColumns(const uint8_t *srcRow, uint64_t cols, uint64_t c,
+                      uint8_t *dstRow) {
+  for (; c + 2 <= cols; c += 2) {
+    uint64_t m[8];
+    for (unsigned k = 0; k < 8; ++k)
+      m[k] = uint64_t(load32(srcRow + (8 * c + kAwqOrder[k]) * 4)) |
+             uint64_t(load32(srcRow + (8 * c + 8 + kAwqOrder[k]) * 4)) << 32;
+    transposeNibbles8x2(m);
+    for (unsigned r = 0; r < 8; ++r)
+      std::memcpy(dstRow + (r * cols + c) * 4, &m[r], 8);
+  }
+  for (; c < cols; ++c) {
+    uint32_t m[8];
+    for (unsigned k = 0; k < 8; ++k)
+      m[k] = load32(srcRow + (8 * c + kAwqOrder[k]) * 4);
+    transposeNibbles8(m);
+    for (unsigned r = 0; r < 8; ++r)
+      store32(dstRow + (r * cols + c) * 4, m[r]);
+  }
+}
+
+void awqToGptqWordsScalar(const uint8_t *awq, uint64_t n, uint64_t firstWord,
+                          uint64_t words, uint8_t *gptq) {
+  const uint64_t cols = n / 8;
+  for (uint64_t w = firstWord; w < firstWord + words; ++w)
+    awqToGptqColumns(awq + 8 * w * cols * 4, cols, 0,
+                     gptq + (w - firstWord) * n * 4);
+}
+
+void gptqToAwqWordsScalar(const uint8_t *gptq, uint64_t n, uint64_t firstRow,
+                          uint64_t rows, uint8_t *awq) {
+  const uint64_t cols = n / 8;
+  for (uint64_t w = firstRow / 8; w < (firstRow + rows) / 8; ++w)
+    gptqToAwqColumns(gptq + w * n * 4, cols, 0,
+                     awq + (8 * w - firstRow) * cols * 4);
+}
+
+#if VMPACK_HFREPACK_AVX2
+//===----------------------------------------------------------------------===//
+// AVX2: 8 columns of words per step
+//===----------------------------------------------------------------------===//
+
+#define VMPACK_AVX2 __attribute__((target("avx2")))
+
+VMPACK_AVX2 inline __m256i load256(const uint8_t *p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p));
+}
+VMPACK_AVX2 inline void store256(uint8_t *p, __m256i v) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(p), v);
+}
+VMPACK_AVX2 inline void store128(uint8_t *p, __m128i v) {
+  _mm_storeu_si128(reinterpret_cast<__m128i *>(p), v);
+}
+
+/// Transposes the 8 x 8 matrix of 32-bit words r[0..7] (row i, lane j) in
+/// place: afterwards r[j] holds column j.
+VMPACK_AVX2 inline void transposeWords8(__m256i r[8]) {
+  __m256i t[8], u[8];
+  for (unsigned k = 0; k < 8; k += 2) {
+    t[k] = _mm256_unpacklo_epi32(r[k], r[k + 1]);
+    t[k + 1] = _mm256_unpackhi_epi32(r[k], r[k + 1]);
+  }
+  // u[0..3]: words 0..3 (lanes 4..7 in the upper half) of rows 0..3;
+  // u[4..7] the same of rows 4..7.
+  for (unsigned h = 0; h < 8; h += 4) {
+    u[h] = _mm256_unpacklo_epi64(t[h], t[h + 2]);
+    u[h + 1] = _mm256_unpackhi_epi64(t[h], t[h + 2]);
+    u[h + 2] = _mm256_unpacklo_epi64(t[h + 1], t[h + 3]);
+    u[h + 3] = _mm256_unpackhi_epi64(t[h + 1], t[h + 3]);
+  }
+  for (unsigned j = 0; j < 4; ++j) {
+    r[j] = _mm256_permute2x128_si256(u[j], u[j + 4], 0x20);
+    r[j + 4] = _mm256_permute2x128_si256(u[j], u[j + 4], 0x31);
+  }
+}
+
+/// transposeNibbles8 in each of the 8 lanes of m[0..7].
+VMPACK_AVX2 inline void transposeNibbles8x8(__m256i m[8]) {
+  for (unsigned j = 0; j < 4; ++j) {
+    __m256i a = m[j], b = m[j + 4];
+    m[j] = _mm256_blend_epi16(a, _mm256_slli_epi32(b, 16), 0xAA);
+    m[j + 4] = _mm256_blend_epi16(_mm256_srli_epi32(a, 16), b, 0xAA);
+  }
+  const __m256i lowBytes = _mm256_set1_epi16(0x00FF);
+  for (unsigned k = 0; k < 8; k += 4)
+    for (unsigned j = 0; j < 2; ++j) {
+      __m256i a = m[k + j], b = m[k + j + 2];
+      m[k + j] = _mm256_or_si256(_mm256_and_si256(a, lowBytes),
+                                 _mm256_slli_epi16(b, 8));
+      m[k + j + 2] = _mm256_or_si256(_mm256_srli_epi16(a, 8),
+                                     _mm256_andnot_si256(lowBytes, b));
+    }
+  const __m256i lowNibbles = _mm256_set1_epi8(0x0F);
+  for (unsigned k = 0; k < 8; k += 2) {
+    __m256i a = m[k], b = m[k + 1];
+    m[k] = _mm256_or_si256(
+        _mm256_and_si256(a, lowNibbles),
+        _mm256_andnot_si256(lowNibbles, _mm256_slli_epi16(b, 4)));
+    m[k + 1] =
+        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(a, 4), lowNibbles),
+                        _mm256_andnot_si256(lowNibbles, b));
+  }
+}
+
+VMPACK_AVX2 void gptqToGgmlRowsAVX2(unsigned bits, const uint8_t *qweight,
+                                    const uint8_t *scales, uint64_t in,
+                                    uint64_t out, uint64_t groupSize,
+                                    uint64_t first, uint64_t count,
+                                    uint8_t *blocks) {
+  auto tile4 = [](uint64_t t, const uint8_t *src, const uint8_t *sc,
+                  uint8_t *dst, uint64_t stride,
+                  uint64_t rowBytes) VMPACK_AVX2 {
+    const __m256i m = _mm256_set1_epi8(0x0F);
+    uint64_t j = 0;
+    for (; j + 8 <= t; j += 8) {
+      const uint8_t *col = src + 4 * j;
+      // Lane i: the words of output row j + i; codes 0..7, 8..15, 16..23,
+      // 24..31 of the block.
+      __m256i w0 = load256(col), w1 = load256(col + stride),
+              w2 = load256(col + 2 * stride), w3 = load256(col + 3 * stride);
+      // Byte k of a lane of e0: code 2k | code 2k+16 << 4 (the block's byte
+      // 2k); of o0: byte 2k + 1. e1, o1: bytes 8 + 2k, 9 + 2k.
+      __m256i e0 =
+          _mm256_or_si256(_mm256_and_si256(w0, m),
+                          _mm256_slli_epi16(_mm256_and_si256(w2, m), 4));
+      __m256i o0 =
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(w0, 4), m),
+                          _mm256_andnot_si256(m, w2));
+      __m256i e1 =
+          _mm256_or_si256(_mm256_and_si256(w1, m),
+                          _mm256_slli_epi16(_mm256_and_si256(w3, m), 4));
+      __m256i o1 =
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(w1, 4), m),
+                          _mm256_andnot_si256(m, w3));
+      // Interleaved: bytes 0..7 of rows (0, 1 | 4, 5) in l0, (2, 3 | 6, 7)
+      // in h0; bytes 8..15 in l1, h1.
+      __m256i l0 = _mm256_unpacklo_epi8(e0, o0),
+              h0 = _mm256_unpackhi_epi8(e0, o0);
+      __m256i l1 = _mm256_unpacklo_epi8(e1, o1),
+              h1 = _mm256_unpackhi_epi8(e1, o1);
+      __m256i r04 = _mm256_unpacklo_epi64(l0, l1),
+              r15 = _mm256_unpackhi_epi64(l0, l1),
+              r26 = _mm256_unpacklo_epi64(h0, h1),
+              r37 = _mm256_unpackhi_epi64(h0, h1);
+      uint8_t *d = dst + j * rowBytes;
+      const uint8_t *s = sc + 2 * j;
+      for (unsigned i = 0; i < 8; ++i)
+        std::memcpy(d + i * rowBytes, s + 2 * i, 2);
+      store128(d + 2, _mm256_castsi256_si128(r04));
+      store128(d + rowBytes + 2, _mm256_castsi256_si128(r15));
+      store128(d + 2 * rowBytes + 2, _mm256_castsi256_si128(r26));
+      store128(d + 3 * rowBytes + 2, _mm256_castsi256_si128(r37));
+      store128(d + 4 * rowBytes + 2, _mm256_extracti128_si256(r04, 1));
+      store128(d + 5 * rowBytes + 2, _mm256_extracti128_si256(r15, 1));
+      store128(d + 6 * rowBytes + 2, _mm256_extracti128_si256(r26, 1));
+      store128(d + 7 * rowBytes + 2, _mm256_extracti128_si256(r37, 1));
+    }
+    for (; j < t; ++j)
+      ggmlBlock(4, src + 4 * j, stride, sc + 2 * j, dst + j * rowBytes);
+  };
+  auto tile8 = [](uint64_t t, const uint8_t *src, const uint8_t *sc,
+                  uint8_t *dst, uint64_t stride,
+                  uint64_t rowBytes) VMPACK_AVX2 {
+    const __m256i flip = _mm256_set1_epi8(char(0x80));
+    uint64_t j = 0;
+    for (; j + 8 <= t; j += 8) {
+      // Row k: word k (codes 4k..4k+3) of output rows j..j+7.
+      __m256i r[8];
+      for (unsigned k = 0; k < 8; ++k)
+        r[k] = load256(src + 4 * j + k * stride);
+      transposeWords8(r);
+      uint8_t *d = dst + j * rowBytes;
+      const uint8_t *s = sc + 2 * j;
+      for (unsigned i = 0; i < 8; ++i) {
+        std::memcpy(d + i * rowBytes, s + 2 * i, 2);
+        store256(d + i * rowBytes + 2, _mm256_xor_si256(r[i], flip));
+      }
+    }
+    for (; j < t; ++j)
+      ggmlBlock(8, src + 4 * j, stride, sc + 2 * j, dst + j * rowBytes);
+  };
+  if (bits == 4)
+    forEachGgmlTile(bits, qweight, scales, in, out, groupSize, first, count,
+                    blocks, tile4);
+  else
+    forEachGgmlTile(bits, qweight, scales, in, out, groupSize, first, count,
+                    blocks, tile8);
+}
+
+VMPACK_AVX2 void awqToGptqWordsAVX2(const uint8_t *awq, uint64_t n,
+                                    uint64_t firstWord, uint64_t words,
+                                    uint8_t *gptq) {
   const uint64_t cols = n / 8;
   for (uint64_t w = firstWord; w < firstWord + words; ++w) {
     uint8_t *dstRow = gptq + (w - firstWord) * n * 4;
     const uint8_t *srcRow = awq + 8 * w * cols * 4;
     uint64_t c = 0;
-    for (; c + 2 <= cols; c += 2) {
-      uint64_t m[8];
+    for (; c + 8 <= cols; c += 8) {
+      // m[r], lane i: AWQ row 8w + r, word column c + i.
+      __m256i m[8];
       for (unsigned r = 0; r < 8; ++r)
-        std::memcpy(&m[r], srcRow + (r * cols + c) * 4, 8);
-      transposeNibbles8x2(m);
-      for (unsigned k = 0; k < 8; ++k) {
-        store32(dstRow + (8 * c + kAwqOrder[k]) * 4, uint32_t(m[k]));
-        store32(dstRow + (8 * c + 8 + kAwqOrder[k]) * 4, uint32_t(m[k] >> 32));
-      }
+        m[r] = load256(srcRow + (r * cols + c) * 4);
+      transposeNibbles8x8(m);
+      // Lane i of m[k] is GPTQ column 8(c + i) + kAwqOrder[k]: the 8
+      // vectors in column order, transposed, are the 8 runs of 8 words.
+      __m256i o[8] = {m[0], m[4], m[1], m[5], m[2], m[6], m[3], m[7]};
+      transposeWords8(o);
+      for (unsigned i = 0; i < 8; ++i)
+        store256(dstRow + 8 * (c + i) * 4, o[i]);
     }
-    for (; c < cols; ++c) {
-      uint32_t m[8];
-      for (unsigned r = 0; r < 8; ++r)
-        m[r] = load32(srcRow + (r * cols + c) * 4);
-      transposeNibbles8(m);
-      for (unsigned k = 0; k < 8; ++k)
-        store32(dstRow + (8 * c + kAwqOrder[k]) * 4, m[k]);
-    }
+    awqToGptqColumns(srcRow, cols, c, dstRow);
   }
 }
 
-void vmpack::quant::gptqToAwqWords(const uint8_t *gptq, uint64_t n,
-                                   uint64_t firstRow, uint64_t rows,
-                                   uint8_t *awq) {
+VMPACK_AVX2 void gptqToAwqWordsAVX2(const uint8_t *gptq, uint64_t n,
+                                    uint64_t firstRow, uint64_t rows,
+                                    uint8_t *awq) {
   const uint64_t cols = n / 8;
   for (uint64_t w = firstRow / 8; w < (firstRow + rows) / 8; ++w) {
     const uint8_t *srcRow = gptq + w * n * 4;
     uint8_t *dstRow = awq + (8 * w - firstRow) * cols * 4;
     uint64_t c = 0;
-    for (; c + 2 <= cols; c += 2) {
-      uint64_t m[8];
+    for (; c + 8 <= cols; c += 8) {
+      // o[i]: GPTQ columns 8(c + i)..8(c + i) + 7; transposed, o[p] lane i
+      // is column 8(c + i) + p.
+      __m256i o[8];
+      for (unsigned i = 0; i < 8; ++i)
+        o[i] = load256(srcRow + 8 * (c + i) * 4);
+      transposeWords8(o);
+      __m256i m[8];
       for (unsigned k = 0; k < 8; ++k)
-        m[k] = uint64_t(load32(srcRow + (8 * c + kAwqOrder[k]) * 4)) |
-               uint64_t(load32(srcRow + (8 * c + 8 + kAwqOrder[k]) * 4)) << 32;
-      transposeNibbles8x2(m);
+        m[k] = o[kAwqOrder[k]];
+      transposeNibbles8x8(m);
       for (unsigned r = 0; r < 8; ++r)
-        std::memcpy(dstRow + (r * cols + c) * 4, &m[r], 8);
+        store256(dstRow + (r * cols + c) * 4, m[r]);
     }
-    for (; c < cols; ++c) {
-      uint32_t m[8];
-      for (unsigned k = 0; k < 8; ++k)
-        m[k] = load32(srcRow + (8 * c + kAwqOrder[k]) * 4);
-      transposeNibbles8(m);
-      for (unsigned r = 0; r < 8; ++r)
-        store32(dstRow + (r * cols + c) * 4, m[r]);
-    }
+    gptqToAwqColumns(srcRow, cols, c, dstRow);
   }
+}
+
+#undef VMPACK_AVX2
+#endif // VMPACK_HFREPACK_AVX2
+
+bool useAVX2(DispatchLevel level) {
+#if VMPACK_HFREPACK_AVX2
+  return level >= DispatchLevel::AVX2;
+#else
+  (void)level;
+  return false;
+#endif
+}
+
+DispatchLevel activeLevel() {
+  static const DispatchLevel level = activeDispatchLevel();
+  return level;
+}
+
+} // namespace
+
+void vmpack::quant::gptqToGgmlRowsAt(DispatchLevel level, unsigned bits,
+                                     const uint8_t *qweight,
+                                     const uint8_t *scales, uint64_t in,
+                                     uint64_t out, uint64_t groupSize,
+                                     uint64_t first, uint64_t count,
+                                     uint8_t *blocks) {
+#if VMPACK_HFREPACK_AVX2
+  if (useAVX2(level))
+    return gptqToGgmlRowsAVX2(bits, qweight, scales, in, out, groupSize, first,
+                              count, blocks);
+#endif
+  (void)level;
+  gptqToGgmlRowsScalar(bits, qweight, scales, in, out, groupSize, first, count,
+                       blocks);
+}
+
+void vmpack::quant::gptqToGgmlRows(unsigned bits, const uint8_t *qweight,
+                                   const uint8_t *scales, uint64_t in,
+                                   uint64_t out, uint64_t groupSize,
+                                   uint64_t first, uint64_t count,
+                                   uint8_t *blocks) {
+  gptqToGgmlRowsAt(activeLevel(), bits, qweight, scales, in, out, groupSize,
+                   first, count, blocks);
+}
+
+void vmpack::quant::awqToGptqWordsAt(DispatchLevel level, const uint8_t *awq,
+                                     uint64_t n, uint64_t firstWord,
+                                     uint64_t words, uint8_t *gptq) {
+#if VMPACK_HFREPACK_AVX2
+  if (useAVX2(level))
+    return awqToGptqWordsAVX2(awq, n, firstWord, words, gptq);
+#endif
+  (void)level;
+  awqToGptqWordsScalar(awq, n, firstWord, words, gptq);
+}
+
+void vmpack::quant::awqToGptqWords(const uint8_t *awq, uint64_t n,
+                                   uint64_t firstWord, uint64_t words,
+                                   uint8_t *gptq) {
+  awqToGptqWordsAt(activeLevel(), awq, n, firstWord, words, gptq);
+}
+
+void vmpack::quant::gptqToAwqWordsAt(DispatchLevel level, const uint8_t *gptq,
+                                     uint64_t n, uint64_t firstRow,
+                                     uint64_t rows, uint8_t *awq) {
+#if VMPACK_HFREPACK_AVX2
+  if (useAVX2(level))
+    return gptqToAwqWordsAVX2(gptq, n, firstRow, rows, awq);
+#endif
+  (void)level;
+  gptqToAwqWordsScalar(gptq, n, firstRow, rows, awq);
+}
+
+void vmpack::quant::gptqToAwqWords(const uint8_t *gptq, uint64_t n,
+                                   uint64_t firstRow, uint64_t rows,
+                                   uint8_t *awq) {
+  gptqToAwqWordsAt(activeLevel(), gptq, n, firstRow, rows, awq);
 }
 
 bool vmpack::quant::awqToGptqZeroWords(const uint8_t *awq, uint64_t count,

@@ -21,12 +21,17 @@
 //  - awqToGptqZeroWords / gptqToAwqZeroWords: a row of zero-point words,
 //    both packed along N: the nibble order alone changes.
 //
-// All of them are exact bit moves; the callers check the conditions.
+// All of them are exact bit moves; the callers check the conditions. The
+// word kernels have AVX2 forms (8 columns of words per step), chosen by
+// the Pack layer's dispatch level (vmpack/Pack/Dispatch.h); the ...At
+// forms take the level, for tests and benchmarks.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef VMPACK_QUANT_HFREPACK_H
 #define VMPACK_QUANT_HFREPACK_H
+
+#include "vmpack/Pack/Dispatch.h"
 
 #include <cstdint>
 
@@ -47,6 +52,17 @@ void awqToGptqWords(const uint8_t *awq, uint64_t n, uint64_t firstWord,
                     uint64_t words, uint8_t *gptq);
 void gptqToAwqWords(const uint8_t *gptq, uint64_t n, uint64_t firstRow,
                     uint64_t rows, uint8_t *awq);
+
+/// The kernels above with those of `level`, which must be supported
+/// (isDispatchLevelSupported).
+void gptqToGgmlRowsAt(DispatchLevel level, unsigned bits,
+                      const uint8_t *qweight, const uint8_t *scales,
+                      uint64_t in, uint64_t out, uint64_t groupSize,
+                      uint64_t first, uint64_t count, uint8_t *blocks);
+void awqToGptqWordsAt(DispatchLevel level, const uint8_t *awq, uint64_t n,
+                      uint64_t firstWord, uint64_t words, uint8_t *gptq);
+void gptqToAwqWordsAt(DispatchLevel level, const uint8_t *gptq, uint64_t n,
+                      uint64_t firstRow, uint64_t rows, uint8_t *awq);
 
 /// `count` words of zero points: AWQ's order to GPTQ's and back, adding
 /// `delta` (-1: to GPTQ v1; +1: from it; 0) to every nibble. Returns false,
