@@ -66,6 +66,19 @@ for candidate in ("/usr/bin/python3", shutil.which("python3")):
         config.substitutions.append(("%jsonschema_python", candidate))
         break
 
+# A python3 with the onnx package (Debian's python3-onnx) and numpy, to
+# build ONNX models for tests (test/vmpack-dump/Inputs/make_onnx.py).
+for candidate in ("/usr/bin/python3", shutil.which("python3")):
+    if candidate and subprocess.run(
+            [candidate, "-c", "import onnx, numpy"],
+            capture_output=True).returncode == 0:
+        config.available_features.add("onnx")
+        config.substitutions.append(("%onnx_python", candidate))
+        break
+else:
+    lit_config.note("no python3 with the onnx package (Debian: python3-onnx): "
+                    "tests that build ONNX models are unsupported")
+
 # IREE's tools in ../shared beside the checkout (shared/iree-tools/README.md).
 iree_tools = os.path.join(os.path.dirname(config.vmpack_src_root), "shared",
                           "iree-tools")

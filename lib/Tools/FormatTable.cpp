@@ -34,6 +34,36 @@ bool endsWith(std::string_view s, std::string_view suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+/// An ONNX ModelProto as protobuf writers serialize it (fields in number
+/// order, onnx/onnx.proto): field 1, ir_version, a varint (key 0x08) of one
+/// byte (IR versions are small), then the key of another ModelProto field
+/// with its wire type: producer_name 2, producer_version 3, domain 4,
+/// model_version 5 (a varint), doc_string 6, graph 7, opset_import 8,
+/// metadata_props 14, training_info 20, functions 25, configuration 26.
+/// A model without ir_version (which onnx.checker refuses) is found by its
+/// extension only.
+bool looksLikeOnnx(const uint8_t *head, size_t headSize) {
+  if (headSize < 4 || head[0] != 0x08 || head[1] == 0 || head[1] >= 0x80)
+    return false;
+  switch (head[2]) {
+  case 0x12: // 2 << 3 | 2
+  case 0x1a:
+  case 0x22:
+  case 0x28: // 5 << 3 | 0
+  case 0x32:
+  case 0x3a:
+  case 0x42:
+  case 0x72: // 14 << 3 | 2
+    return true;
+  case 0xa2: // 20 << 3 | 2, two-byte key
+  case 0xca: // 25
+  case 0xd2: // 26
+    return head[3] == 0x01;
+  default:
+    return false;
+  }
+}
+
 } // namespace
 
 Format vmpack::tools::fromFileFormat(FileFormat format) {
@@ -58,13 +88,14 @@ const std::vector<FormatInfo> &vmpack::tools::formatTable() {
       weightRow(FileFormat::Irpa, "an IREE parameter archive"),
       weightRow(FileFormat::Safetensors, "a safetensors file"),
       weightRow(FileFormat::Gguf, "a GGUF file"),
-      // A protobuf ModelProto has no magic bytes.
+      // A protobuf ModelProto has no magic bytes, but its first fields do
+      // (formatFromContent).
       {Format::Onnx,
        "onnx",
        FileFormat::Onnx,
        "an ONNX model",
        {".onnx"},
-       /*hasMagic=*/false,
+       /*hasMagic=*/true,
        /*binary=*/true},
       {Format::Mlir,
        "mlir",
@@ -151,6 +182,8 @@ std::optional<Format> vmpack::tools::formatFromContent(const uint8_t *head,
     if (n <= size - 8)
       return Format::Safetensors;
   }
+  if (looksLikeOnnx(head, headSize))
+    return Format::Onnx;
   return std::nullopt;
 }
 
@@ -196,7 +229,7 @@ const std::vector<ToolInfo> &vmpack::tools::toolTable() {
       {Tool::Dump,
        "vmpack-dump",
        "shows, verifies and extracts",
-       {F::Vmpk, F::Irpa, F::Safetensors, F::Gguf},
+       {F::Vmpk, F::Irpa, F::Safetensors, F::Gguf, F::Onnx},
        {F::Mlir, F::Mlirbc}},
       {Tool::Opt,
        "vmpack-opt",

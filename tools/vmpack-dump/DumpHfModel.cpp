@@ -75,6 +75,7 @@ int printJson(const HfQuantModel &m) {
     }
   }
   doc.metadata = m.metadata;
+  doc.notes = m.warnings;
   std::string warnings = "[";
   for (size_t i = 0; i < m.warnings.size(); ++i)
     warnings += (i ? ", " : "") + jsonString(m.warnings[i]);

@@ -20,9 +20,11 @@ const char *vmpack::dump::dumpUsage() {
          "--verify checks the layout only, --extract expands splats),\n"
          "or the tensors of a safetensors or GGUF file or set (by name or\n"
          "first bytes; a set by its index or first file; no checksums:\n"
-         "--verify checks the structure only), or the quantized weights\n"
-         "and other tensors of a Hugging Face model directory (GPTQ, AWQ,\n"
-         "compressed-tensors, MLX)\n"
+         "--verify checks the structure only), or the tensors of an ONNX\n"
+         "model and its external data files (MatMulNBits and\n"
+         "DequantizeLinear weights with their scheme; no checksums), or\n"
+         "the quantized weights and other tensors of a Hugging Face model\n"
+         "directory (GPTQ, AWQ, compressed-tensors, MLX)\n"
          "as a table or --json.\n"
          "\n"
          "  (default)             a table: name, type, encoding, bytes,\n"
@@ -56,7 +58,7 @@ const char *vmpack::dump::dumpUsage() {
          "  -h, --help            this text\n"
          "\n"
          "A file is read as what its first bytes show, whatever its name;\n"
-         "MLIR and ONNX files are named with the tool that takes them.\n"
+         "MLIR files are named with the tools that take them.\n"
          "Exit status: 0 success, 1 an error in the work, 2 a usage error.\n";
 }
 

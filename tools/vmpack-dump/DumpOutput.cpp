@@ -97,6 +97,15 @@ std::string vmpack::dump::quantSchemeJson(uint32_t ggmlType,
   std::optional<quant::QuantScheme> scheme = quant::ggmlScheme(ggmlType);
   if (!scheme || !quant::isGgmlBlockType(ggmlType))
     return "null";
+  return quantJson(*scheme, quant::ggmlBlockElements(ggmlType), shape,
+                   quant::describe(*scheme));
+}
+
+std::string vmpack::dump::quantJson(const quant::QuantScheme &scheme,
+                                    uint64_t blockSize,
+                                    const std::vector<int64_t> &shape,
+                                    const std::string &description,
+                                    const std::string &parts) {
   auto levels = [](const std::vector<quant::ScaleLevel> &l) {
     std::string out;
     for (size_t i = 0; i < l.size(); ++i)
@@ -104,7 +113,7 @@ std::string vmpack::dump::quantSchemeJson(uint32_t ggmlType,
     return out;
   };
   const char *offsets = "none";
-  switch (scheme->offsetKind) {
+  switch (scheme.offsetKind) {
   case quant::OffsetKind::None:
     break;
   case quant::OffsetKind::ZeroPoint:
@@ -117,14 +126,15 @@ std::string vmpack::dump::quantSchemeJson(uint32_t ggmlType,
     offsets = "minimums subtracted";
     break;
   }
-  return "{\"scheme\": " + jsonString(scheme->name) +
-         ", \"code_type\": " + jsonString(scheme->codeType) +
-         ", \"group_size\": " + std::to_string(scheme->groupSize) +
-         ", \"scale_type\": " + jsonString(levels(scheme->scales)) +
-         ", \"offsets\": " + jsonString(offsets) + ", \"block_size\": " +
-         std::to_string(quant::ggmlBlockElements(ggmlType)) +
+  return "{\"scheme\": " + jsonString(scheme.name) +
+         ", \"code_type\": " + jsonString(scheme.codeType) +
+         ", \"group_size\": " + std::to_string(scheme.groupSize) +
+         ", \"scale_type\": " + jsonString(levels(scheme.scales)) +
+         ", \"offsets\": " + jsonString(offsets) +
+         ", \"block_size\": " + std::to_string(blockSize) +
          ", \"shape\": " + shapeList(shape) +
-         ", \"description\": " + jsonString(quant::describe(*scheme)) + "}";
+         ", \"description\": " + jsonString(description) +
+         ", \"parts\": " + parts + "}";
 }
 
 std::string vmpack::dump::shapeList(const std::vector<int64_t> &shape) {
@@ -173,6 +183,8 @@ std::string tensorJson(const dump::JsonTensor &t) {
     quant = dump::quantSchemeJson(*t.ggmlType,
                                   t.shape ? *t.shape : std::vector<int64_t>());
   }
+  if (t.quant)
+    quant = *t.quant;
   return dump::jsonObject({{"name", dump::jsonString(t.name)},
                            {"type", orNull(t.type)},
                            {"element_type", orNull(t.elementType)},
@@ -230,5 +242,9 @@ void vmpack::dump::printJsonDocument(const JsonDocument &doc) {
             {{"key", jsonString(kv.first)}, {"value", jsonString(kv.second)}});
       },
       false);
-  std::printf("  \"extra\": %s\n}\n", doc.extra.c_str());
+  std::printf("  \"extra\": %s,\n", doc.extra.c_str());
+  std::string notes = "[";
+  for (size_t i = 0; i < doc.notes.size(); ++i)
+    notes += (i ? ", " : "") + jsonString(doc.notes[i]);
+  std::printf("  \"notes\": %s]\n}\n", notes.c_str());
 }

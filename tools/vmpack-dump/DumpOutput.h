@@ -5,6 +5,7 @@
 #define VMPACK_TOOLS_VMPACK_DUMP_DUMPOUTPUT_H
 
 #include "vmpack/Archive/Status.h"
+#include "vmpack/Quant/QuantizedWeight.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -40,9 +41,20 @@ std::string quantSchemeText(uint32_t ggmlType);
 
 /// The same as a JSON object: {"scheme", "code_type", "group_size",
 /// "scale_type" (the stored levels, outermost first, " x "-joined),
-/// "offsets", "block_size", "shape" (logical), "description"}, or "null".
+/// "offsets", "block_size", "shape" (logical), "description", "parts"}, or
+/// "null".
 std::string quantSchemeJson(uint32_t ggmlType,
                             const std::vector<int64_t> &shape);
+
+/// The same object for any scheme: `blockSize` values per stored block
+/// (the group when the format has no blocks of its own), `shape` the
+/// logical shape, `description` the table's line, `parts` the tensors the
+/// weight is made of as a JSON object (part -> name), "null" for ggml
+/// blocks, which are one tensor.
+std::string quantJson(const quant::QuantScheme &scheme, uint64_t blockSize,
+                      const std::vector<int64_t> &shape,
+                      const std::string &description,
+                      const std::string &parts = "null");
 
 /// "[3, 128]".
 std::string shapeList(const std::vector<int64_t> &shape);
@@ -64,6 +76,9 @@ struct JsonTensor {
   std::optional<uint32_t> checksum;
   /// A ggml block type (ggml_type value): "ggml_type" and "quant".
   std::optional<uint32_t> ggmlType;
+  /// "quant" (quantJson) of a quantized weight that is not ggml blocks:
+  /// ONNX MatMulNBits and DequantizeLinear codes, planar sets' codes.
+  std::optional<std::string> quant;
   /// The per-format object, as JSON text.
   std::string extra = "null";
 };
@@ -94,6 +109,9 @@ struct JsonDocument {
   std::vector<JsonAlias> aliases;
   std::vector<std::pair<std::string, std::string>> metadata;
   std::string extra = "null";
+  /// What vmpack-dump noticed that is not an error (a planar set that does
+  /// not hold, an ONNX node whose weights could not be read).
+  std::vector<std::string> notes;
 };
 
 /// Prints `doc` to stdout as docs/vmpack-dump.schema.json describes it:

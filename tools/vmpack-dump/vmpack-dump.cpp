@@ -4,16 +4,17 @@
 // Reads modules through the archive layer only: no MLIR, no LLVM. IREE
 // parameter archives (.irpa), recognised by their first bytes, go through
 // the formats layer (DumpIrpa.cpp), as do safetensors and GGUF files and
-// their sets (DumpWeights.cpp). The first file of a sharded .vmpk set
-// (docs/format.md section 9) shows the whole set, its files found and
-// checked by the formats layer (openWeightSet); any other file of a set
-// shows that file alone, saying which set it belongs to.
+// their sets (DumpWeights.cpp) and ONNX models (DumpOnnx.cpp). The first file
+// of a sharded .vmpk set (docs/format.md section 9) shows the whole set, its
+// files found and checked by the formats layer (openWeightSet); any other file
+// of a set shows that file alone, saying which set it belongs to.
 //
 //===----------------------------------------------------------------------===//
 
 #include "DumpHfModel.h"
 #include "DumpIrpa.h"
 #include "DumpMlir.h"
+#include "DumpOnnx.h"
 #include "DumpOptions.h"
 #include "DumpOutput.h"
 #include "DumpWeights.h"
@@ -375,6 +376,8 @@ int main(int argc, char **argv) {
   tools::Format format = detected ? *detected : tools::Format::Vmpk;
   if (format == tools::Format::Safetensors || format == tools::Format::Gguf)
     return dumpWeights(*tools::formatInfo(format).fileFormat, options);
+  if (format == tools::Format::Onnx)
+    return dumpOnnx(options);
   auto file = LoadedFile::open(options.modulePath, load);
   if (!file)
     return error(file.status().message());

@@ -43,8 +43,9 @@ struct FormatInfo {
   const char *description;
   /// The extensions that name it; the first is the one outputs get.
   std::vector<std::string> extensions;
-  /// True when the first or last bytes tell the format; false for MLIR
-  /// text and ONNX (a protobuf message), which only their extension names.
+  /// True when the first or last bytes tell the format (for ONNX, a
+  /// protobuf message, its first fields: formatFromContent); false for
+  /// MLIR text, which only its extension names.
   bool hasMagic;
   /// True for binary formats, which are never written to a terminal.
   bool binary;

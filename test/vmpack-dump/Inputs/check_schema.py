@@ -42,6 +42,13 @@ def problems(validator, doc):
     for a in doc["aliases"]:
         if a["target"] not in names:
             return "alias %r: no tensor %r" % (a["name"], a["target"])
+    # A quantized weight's parts are tensors (or aliases) of the document.
+    constants = names | {a["name"] for a in doc["aliases"]}
+    for t in doc["tensors"]:
+        for part, name in ((t["quant"] or {}).get("parts") or {}).items():
+            if name not in constants:
+                return "tensor %r: its part %s %r is not listed" % (
+                    t["name"], part, name)
     if doc["format"] == "huggingface":
         # Each quantized weight's tensors are listed, naming it.
         for w in doc["extra"]["weights"]:
@@ -132,10 +139,56 @@ def damaged(doc):
     quantized = [i for i, t in enumerate(doc["tensors"]) if t["quant"]]
     if quantized:
         i = quantized[0]
-        change("a quant scheme without a ggml type",
-               lambda d: d["tensors"][i].__setitem__("ggml_type", None))
+        if doc["tensors"][i]["ggml_type"]:
+            change("a quant scheme without a ggml type",
+                   lambda d: d["tensors"][i].__setitem__("ggml_type", None))
+        else:
+            change("a ggml type over a scheme that is not ggml's",
+                   lambda d: d["tensors"][i].__setitem__(
+                       "ggml_type", {"id": 2, "name": "Q4_0"}))
+            change("a ggml scheme without a ggml type",
+                   lambda d: d["tensors"][i]["quant"].__setitem__(
+                       "scheme", "ggml.q4_0"))
         change("a quant object without its block size",
                lambda d: d["tensors"][i]["quant"].pop("block_size"))
+        change("a quant object without its parts",
+               lambda d: d["tensors"][i]["quant"].pop("parts"))
+        if doc["tensors"][i]["quant"]["parts"]:
+            change("a part that names no tensor",
+                   lambda d: d["tensors"][i]["quant"]["parts"].__setitem__(
+                       "x", "no such tensor"))
+            change("a weight of parts without them",
+                   lambda d: d["tensors"][i]["quant"].__setitem__(
+                       "parts", None))
+        else:
+            change("ggml blocks with parts",
+                   lambda d: d["tensors"][i]["quant"].__setitem__(
+                       "parts", {"q": d["tensors"][i]["name"],
+                                 "d": d["tensors"][i]["name"]}))
+    change("no notes", lambda d: d.pop("notes"))
+    change("notes as one string", lambda d: d.__setitem__("notes", "x"))
+    if doc["format"] == "onnx":
+        t0 = lambda d: d["tensors"][0]
+        change("an onnx tensor without its storage",
+               lambda d: t0(d)["extra"].pop("storage"))
+        change("an alignment ONNX does not have",
+               lambda d: t0(d).__setitem__("alignment", 8))
+        change("a model file named as external data",
+               lambda d: d["files"][0]["extra"].__setitem__(
+                   "role", "external data"))
+        change("no IR version",
+               lambda d: d["extra"].pop("ir_version"))
+        typed = [i for i, t in enumerate(doc["tensors"])
+                 if t["extra"]["storage"] == "typed"]
+        if typed:
+            change("a typed field with an offset",
+                   lambda d: d["tensors"][typed[0]].__setitem__("offset", 0))
+        external = [i for i, t in enumerate(doc["tensors"])
+                    if t["extra"]["storage"] == "external"]
+        if external:
+            change("external data without its location",
+                   lambda d: d["tensors"][external[0]]["extra"].__setitem__(
+                       "location", None))
     if doc["format"] != "vmpk":
         change("an alias where the format has none",
                lambda d: d["aliases"].append({
