@@ -17,9 +17,15 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
-# Each step's heading also says how long the run has taken so far.
-step() { echo "== [$((SECONDS / 60))m$((SECONDS % 60))s] $*"; }
-trap 'echo "== check: ${SECONDS} s in all"' EXIT
+# Each step's heading also says how long the run has taken so far, in
+# elapsed time and in the CPU time (user, system) of every command run.
+cpu_file=$(mktemp)
+stamp() {
+  times >"$cpu_file"
+  stamp="$((SECONDS / 60))m$((SECONDS % 60))s, CPU $(tail -n 1 "$cpu_file")"
+}
+step() { stamp; echo "== [$stamp] $*"; }
+trap 'stamp; echo "== check: [$stamp] in all"; rm -f "$cpu_file"' EXIT
 
 bash "$root/scripts/install-deps.sh"
 
@@ -27,17 +33,25 @@ step "Formatting and license lines"
 bash "$root/scripts/check-format.sh"
 
 step "Sanitizer build (ASan + UBSan) and the whole test suite"
+# -O1 with line tables (-g1): the optimization level AddressSanitizer's
+# documentation recommends; the build takes about a third less time than
+# at -O2 -g, and every report still names the file and line.
 BUILD_DIR="$root/build-asan" bash "$root/scripts/build.sh" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMPACK_SANITIZE=ON \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DVMPACK_ENABLE_MLIR=ON -DVMPACK_BUILD_BENCHMARKS=OFF
 step "Sanitizer build: the tests"
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir "$root/build-asan" \
   --output-on-failure -j "$jobs"
 
 step "Portable kernels only: packing tests and the unpacking corpus"
-BUILD_DIR="$root/build-portable" bash "$root/scripts/build.sh" \
-  -DCMAKE_BUILD_TYPE=Release -DVMPACK_DISPATCH=portable \
-  -DVMPACK_ENABLE_MLIR=OFF -DVMPACK_BUILD_BENCHMARKS=OFF
+# Only what these tests run is built: the packing library and its tests.
+cmake -S "$root" -B "$root/build-portable" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DVMPACK_DISPATCH=portable -DVMPACK_ENABLE_MLIR=OFF \
+  -DVMPACK_ENABLE_PYTHON=OFF -DVMPACK_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build "$root/build-portable" --target VmpackPackTests \
+  vmpack-fuzz-unpack-replay
 ctest --test-dir "$root/build-portable" --output-on-failure -j "$jobs" \
   -R '^(AllWidths|Widths1To64|UnpackProperty|UnpackToInt|UnpackToFloat32|PackKernels|Dispatch|fuzz-replay-unpack)'
 
