@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Edits a safetensors file for the hostile planar-set tests of quant.test,
+"""Edits a safetensors file for the hostile planar-set tests of quant.test
+and test/vmpack-dump/planar.test,
 with the standard library only (independent of vmpack's reader and writer).
 
   planar_edit.py drop IN OUT NAME         remove tensor NAME
   planar_edit.py meta IN OUT KEY VALUE    set __metadata__[KEY] = VALUE
+  planar_edit.py unmeta IN OUT KEY        remove __metadata__[KEY]
   planar_edit.py shape IN OUT NAME DIMS   give NAME the shape DIMS (1x2x3),
                                           in its vmpack.type record if any
 """
@@ -45,6 +47,8 @@ def main():
         meta.pop("vmpack.type." + sys.argv[4], None)
     elif op == "meta":
         meta[sys.argv[4]] = sys.argv[5]
+    elif op == "unmeta":
+        del meta[sys.argv[4]]
     elif op == "shape":
         name, dims = sys.argv[4], sys.argv[5]
         record = meta.get("vmpack.type." + name)

@@ -13,6 +13,7 @@
 #include "DumpWeights.h"
 
 #include "DumpOutput.h"
+#include "DumpPlanar.h"
 
 #include "vmpack/Archive/Format.h"
 #include "vmpack/Formats/Gguf.h"
@@ -79,6 +80,15 @@ size_t countTensors(const Files &files) {
   return n;
 }
 
+/// Every file's tensors, in listing order, for the planar search.
+std::vector<PlanarCandidate> candidatesOf(const Files &files) {
+  std::vector<PlanarCandidate> out;
+  for (const auto &f : files)
+    for (const TensorInfo &t : f->tensors)
+      out.push_back({t.name, t.elementType, t.shape, t.isOpaque()});
+  return out;
+}
+
 std::string baseName(const std::string &path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -123,6 +133,10 @@ int printTable(FileFormat format, const Files &files,
       std::printf("  %s %s: %s\n", printableName(t.name).c_str(),
                   shapeList(t.shape).c_str(), scheme.c_str());
     }
+  // Planar sets, each as the one weight its parts stand for.
+  std::vector<PlanarCandidate> candidates = candidatesOf(files);
+  printPlanarSets(findPlanarSets(candidates, metadata), candidates,
+                  anyQuantized);
   if (!metadata.empty()) {
     std::printf("metadata:\n");
     for (const auto &[key, value] : metadata)
@@ -146,13 +160,21 @@ int printJson(FileFormat format, const Files &files,
               const StringMetadata &metadata) {
   JsonDocument doc;
   doc.format = formatName(format);
+  std::vector<PlanarCandidate> candidates = candidatesOf(files);
+  PlanarSets planar = findPlanarSets(candidates, metadata);
   for (size_t fi = 0; fi < files.size(); ++fi) {
     const WeightFile &f = *files[fi];
     doc.files.push_back({f.path, f.map->size(), f.tensors.size(), "null"});
-    for (const TensorInfo &t : f.tensors)
+    for (const TensorInfo &t : f.tensors) {
+      auto it = planar.byCodes.find(doc.tensors.size());
       doc.tensors.push_back(weightTensorJson(f, t, fi));
+      if (it != planar.byCodes.end())
+        doc.tensors.back().quant =
+            planarQuantJson(planar.weights[it->second], candidates);
+    }
   }
   doc.metadata = metadata;
+  doc.notes = planar.notes;
   printJsonDocument(doc);
   return 0;
 }

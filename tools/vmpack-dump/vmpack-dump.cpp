@@ -17,6 +17,7 @@
 #include "DumpOnnx.h"
 #include "DumpOptions.h"
 #include "DumpOutput.h"
+#include "DumpPlanar.h"
 #include "DumpWeights.h"
 
 #include "vmpack/Archive/ArchiveReader.h"
@@ -78,6 +79,24 @@ std::string foreignTypeName(const SegmentInfo &s) {
     return ggmlTypeText(s.foreignType);
   return "kind " + std::to_string(s.foreignKind) + " type " +
          std::to_string(s.foreignType);
+}
+
+/// Every segment, then every alias, of every file, for the planar search
+/// (a part may be an alias of an identical part).
+std::vector<PlanarCandidate> candidatesOf(const Shown &shown) {
+  std::vector<PlanarCandidate> out;
+  for (const Part &p : shown.parts)
+    for (const SegmentInfo &s : p.reader->allSegments())
+      out.push_back(
+          {s.name, s.elementType, s.shape, s.foreignKind != kForeignNone});
+  for (const Part &p : shown.parts)
+    for (size_t i = p.reader->numSegments(); i < p.reader->numConstants();
+         ++i) {
+      const SegmentInfo &a = p.reader->constant(i);
+      out.push_back(
+          {a.name, a.elementType, a.shape, a.foreignKind != kForeignNone});
+    }
+  return out;
 }
 
 int printTable(const Shown &shown) {
@@ -151,6 +170,9 @@ int printTable(const Shown &shown) {
       std::printf("  %s %s: %s\n", printableName(s.name).c_str(),
                   shapeList(s.foreignShape).c_str(), scheme.c_str());
     }
+  std::vector<PlanarCandidate> candidates = candidatesOf(shown);
+  printPlanarSets(findPlanarSets(candidates, shown.metadata), candidates,
+                  anyQuantized);
   for (size_t k = 0; k < shown.parts.size(); ++k) {
     const ArchiveReader &reader = *shown.parts[k].reader;
     std::string in = shown.isSet() ? " in file " + std::to_string(k + 1) : "";
@@ -203,6 +225,8 @@ int printJson(const Shown &shown) {
   const ArchiveReader &head = *shown.parts[0].reader;
   JsonDocument doc;
   doc.format = tools::formatName(tools::Format::Vmpk);
+  std::vector<PlanarCandidate> candidates = candidatesOf(shown);
+  PlanarSets planar = findPlanarSets(candidates, shown.metadata);
   for (size_t k = 0; k < shown.parts.size(); ++k) {
     const ArchiveReader &reader = *shown.parts[k].reader;
     doc.files.push_back({shown.parts[k].path, reader.fileSize(),
@@ -222,6 +246,9 @@ int printJson(const Shown &shown) {
       t.checksum = s.checksum;
       if (s.foreignKind == kForeignGgml)
         t.ggmlType = s.foreignType;
+      auto it = planar.byCodes.find(doc.tensors.size());
+      if (it != planar.byCodes.end())
+        t.quant = planarQuantJson(planar.weights[it->second], candidates);
       doc.tensors.push_back(std::move(t));
     }
     for (size_t i = reader.numSegments(); i < reader.numConstants(); ++i) {
@@ -234,6 +261,7 @@ int printJson(const Shown &shown) {
     }
   }
   doc.metadata = shown.metadata;
+  doc.notes = planar.notes;
   doc.extra = jsonObject(
       {{"module", jsonString(head.moduleName())},
        {"producer", jsonString(head.producer())},
