@@ -1328,7 +1328,31 @@ Status checkLinear(HfQuantLinear &l, const HfQuantConfig &config,
   if (l.method == HfQuantMethod::Gptq) {
     const uint32_t half = 1u << (l.bits - 1);
     bool allHalf = true, allHalfMinusOne = true, anyAllOnes = false;
-    for (int64_t g = 0; g < groups; ++g)
+    // Where the codes fill whole words (2, 4, 8 bits), a word of all-equal
+    // zero points is one comparison: the words first, each zero point only
+    // when some word is neither pattern.
+    bool scanned = false;
+    if (32 % l.bits == 0) {
+      uint32_t halfWord = 0, belowWord = 0;
+      for (unsigned k = 0; k < 32; k += l.bits) {
+        halfWord |= half << k;
+        belowWord |= (half - 1) << k;
+      }
+      const uint64_t words = uint64_t(groups) * uint64_t(l.out) * l.bits / 32;
+      bool isHalf = true, isBelow = true;
+      for (uint64_t i = 0; i < words; ++i) {
+        const uint32_t w = loadU32(l.qzeros.data + 4 * i);
+        isHalf &= w == halfWord;
+        isBelow &= w == belowWord;
+      }
+      if (isHalf || isBelow) {
+        // Neither half nor half - 1 is all ones in 2 bits or more.
+        allHalf = isHalf;
+        allHalfMinusOne = isBelow;
+        scanned = true;
+      }
+    }
+    for (int64_t g = 0; g < groups && !scanned; ++g)
       for (int64_t r = 0; r < l.out; ++r) {
         uint32_t z = storedZero(l, uint64_t(g), uint64_t(r));
         allHalf = allHalf && z == half;
@@ -2032,7 +2056,15 @@ vmpack::formats::hfGgmlTarget(const HfQuantLinear &l,
     return refuse(std::to_string(l.bits) + "-bit codes do not fit in " + name);
   if (directGgml(l, type)) {
     const uint64_t n = l.scales.info.length / 2;
+    // Whether any scale is NaN or infinite, in a loop without an exit (the
+    // compiler vectorizes it); then, only then, which one.
+    uint16_t any = 0;
     for (uint64_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, l.scales.data + 2 * i, 2);
+      any |= uint16_t((h & 0x7C00) == 0x7C00);
+    }
+    for (uint64_t i = 0; i < n && any; ++i) {
       uint16_t h;
       std::memcpy(&h, l.scales.data + 2 * i, 2);
       if ((h & 0x7C00) == 0x7C00)
@@ -2087,32 +2119,46 @@ StatusOr<TensorSource> vmpack::formats::hfLinearAsGgml(const HfQuantLinear &l,
   const bool direct = directGgml(l, type);
   out.produce = [lp, type, rowBytes, run, direct](uint64_t first, uint64_t n,
                                                   uint8_t *dst) {
-    auto [r0, r1] = rowsOf(first, n, rowBytes);
-    if (direct && first == uint64_t(r0) * rowBytes &&
-        first + n == uint64_t(r1) * rowBytes) {
-      quant::gptqToGgmlRows(lp->bits, lp->qweight.data, lp->scales.data,
-                            uint64_t(lp->in), uint64_t(lp->out), lp->groupSize,
-                            uint64_t(r0), uint64_t(r1 - r0), dst);
+    // Rows [r0, r1) as blocks at `to`.
+    auto build = [&](int64_t r0, int64_t r1, uint8_t *to) {
+      if (direct) {
+        quant::gptqToGgmlRows(lp->bits, lp->qweight.data, lp->scales.data,
+                              uint64_t(lp->in), uint64_t(lp->out),
+                              lp->groupSize, uint64_t(r0), uint64_t(r1 - r0),
+                              to);
+        return;
+      }
+      if (lp->mxfp4) {
+        mxfp4Blocks(*lp, r0, r1, to);
+        return;
+      }
+      HfRows rows;
+      // hfGgmlTarget checked every row: neither step can fail here.
+      (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
+      (void)quant::repackToGgml(type, rows.source, to);
+    };
+    // Whole rows straight into dst; a row cut by either end through a
+    // buffer of one row.
+    const uint64_t end = first + n;
+    const uint64_t full0 = (first + rowBytes - 1) / rowBytes,
+                   full1 = end / rowBytes;
+    std::vector<uint8_t> row;
+    auto part = [&](uint64_t r, uint64_t from, uint64_t to) {
+      row.resize(rowBytes);
+      build(int64_t(r), int64_t(r) + 1, row.data());
+      std::memcpy(dst + (r * rowBytes + from - first), row.data() + from,
+                  to - from);
+    };
+    if (full0 > full1) { // inside one row
+      part(first / rowBytes, first % rowBytes, end % rowBytes);
       return;
     }
-    std::vector<uint8_t> blocks(uint64_t(r1 - r0) * rowBytes);
-    if (direct) {
-      quant::gptqToGgmlRows(lp->bits, lp->qweight.data, lp->scales.data,
-                            uint64_t(lp->in), uint64_t(lp->out), lp->groupSize,
-                            uint64_t(r0), uint64_t(r1 - r0), blocks.data());
-      std::memcpy(dst, blocks.data() + (first - uint64_t(r0) * rowBytes), n);
-      return;
-    }
-    if (lp->mxfp4) {
-      mxfp4Blocks(*lp, r0, r1, blocks.data());
-      std::memcpy(dst, blocks.data() + (first - uint64_t(r0) * rowBytes), n);
-      return;
-    }
-    HfRows rows;
-    // hfGgmlTarget checked every row: neither step can fail here.
-    (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
-    (void)quant::repackToGgml(type, rows.source, blocks.data());
-    std::memcpy(dst, blocks.data() + (first - uint64_t(r0) * rowBytes), n);
+    if (first % rowBytes)
+      part(first / rowBytes, first % rowBytes, rowBytes);
+    if (full1 > full0)
+      build(int64_t(full0), int64_t(full1), dst + (full0 * rowBytes - first));
+    if (end % rowBytes)
+      part(full1, 0, end % rowBytes);
   };
   return out;
 }

@@ -90,7 +90,23 @@ Status vmpack::formats::forEachTensorChunk(const TensorSource &source,
                                            const ChunkSink &sink) {
   const TensorInfo &info = source.info;
   constexpr uint64_t kChunk = uint64_t(4) << 20;
-  std::vector<uint8_t> buffer;
+  // One chunk buffer per thread, kept from tensor to tensor: a fresh 4 MiB
+  // for each tensor costs a page fault and a cleared page per 4 KiB. A
+  // nested call (a produce that writes through forEachTensorChunk itself)
+  // takes a buffer of its own.
+  thread_local std::vector<uint8_t> kept;
+  thread_local bool keptInUse = false;
+  std::vector<uint8_t> own;
+  const bool nested = keptInUse;
+  std::vector<uint8_t> &buffer = nested ? own : kept;
+  keptInUse = true;
+  struct Release {
+    bool nested;
+    ~Release() {
+      if (!nested)
+        keptInUse = false;
+    }
+  } release{nested};
   if (source.produce && (info.isOpaque() || info.encoding == encoding)) {
     for (uint64_t at = 0; at < info.length; at += kChunk) {
       uint64_t n = std::min(kChunk, info.length - at);
