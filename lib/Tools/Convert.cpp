@@ -423,22 +423,35 @@ void eraseKey(GgufMetadata &metadata, const std::string &key) {
     }
 }
 
+} // namespace
+
 /// --quant=planar|ggml|TYPE (and --dequant-split) on the tensors of every
 /// input: ggml block tensors split into planar sets (recorded in
 /// `metadata`), planar sets joined into blocks (their records dropped),
 /// blocks converted into TYPE. docs/quant.md, section 9.
-Status
-applyQuantTarget(const ConvertOptions &options,
-                 std::vector<TensorSource> &tensors, GgufMetadata &metadata,
-                 const std::function<void(const std::string &)> &warn,
-                 const std::function<void(const std::string &)> &progress) {
+Status vmpack::tools::applyQuantTarget(const ConvertOptions &options,
+                                       std::vector<TensorSource> &tensors,
+                                       GgufMetadata &metadata) {
+  auto warn = [&](const std::string &m) {
+    if (options.warning)
+      options.warning(m);
+  };
+  auto progress = [&](const std::string &m) {
+    if (options.progress)
+      options.progress(m);
+  };
   QuantTarget target;
-  if (options.dequantSplit)
+  if (options.dequantSplit) {
     target.kind = QuantTarget::Planar;
-  else if (options.quant)
-    target = *parseQuantTarget(*options.quant);
-  else
+  } else if (options.quant) {
+    std::optional<QuantTarget> parsed = parseQuantTarget(*options.quant);
+    if (!parsed)
+      return Status::invalidArgument("--quant=" + *options.quant +
+                                     " names no quantization target");
+    target = *parsed;
+  } else {
     return Status::ok();
+  }
   if (target.kind == QuantTarget::HfScheme)
     return Status::ok();
   std::vector<TensorSource> out;
@@ -588,8 +601,6 @@ applyQuantTarget(const ConvertOptions &options,
   tensors = std::move(out);
   return Status::ok();
 }
-
-} // namespace
 
 StatusOr<Format>
 vmpack::tools::checkOutputOptions(const ConvertOptions &options) {
@@ -1010,9 +1021,7 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     }
   }
 
-  if (Status s =
-          applyQuantTarget(options, tensors, merger.merged(), warn, progress);
-      !s)
+  if (Status s = applyQuantTarget(options, tensors, merger.merged()); !s)
     return s;
   result.format = to;
   result.tensors = tensors.size();

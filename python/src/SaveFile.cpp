@@ -16,15 +16,25 @@
 // `produce`), so memory does not grow with the tensor. docs/python.md,
 // "Writing files", is the reference. Runs without the GIL.
 //
+// A planar weight (vmpack.PlanarWeight) arrives as the entries of its parts
+// NAME.q, NAME.d, ... and (NAME, its type): the set is checked with
+// quant::checkPlanarSet and recorded (vmpack.planar.NAME), and joined into
+// ggml blocks by tools::applyQuantTarget, vmpack-convert's own step, where
+// `quant` or a GGUF output asks (docs/python.md, "Planar quantized
+// weights").
+//
 //===----------------------------------------------------------------------===//
 
 #include "SaveFile.h"
 
 #include "RaiseStatus.h"
 #include "vmpack/Archive/Format.h"
+#include "vmpack/Formats/GgmlConvert.h"
 #include "vmpack/Formats/GgufValueText.h"
 #include "vmpack/Pack/Convert.h"
 #include "vmpack/Pack/ElementType.h"
+#include "vmpack/Quant/GgmlPlanar.h"
+#include "vmpack/Quant/GgmlTypes.h"
 #include "vmpack/Tools/Convert.h"
 #include "vmpack/Tools/ToolSupport.h"
 #ifdef VMPACK_PYTHON_HAS_COMPILER
@@ -34,12 +44,15 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -264,7 +277,9 @@ void vmpack::python::registerSaveFile(py::module_ &m) {
       [m](const py::list &entries, const std::string &path,
           const std::vector<std::pair<std::string, std::string>> &metadata,
           const std::optional<std::string> &format,
-          const std::optional<int64_t> &alignment) {
+          const std::optional<int64_t> &alignment,
+          const std::vector<std::pair<std::string, std::string>> &planar,
+          const std::optional<std::string> &quant) {
         auto invalid = [&](const std::string &message) {
           raise(m, archive::Status::invalidArgument(message));
         };
@@ -430,6 +445,62 @@ void vmpack::python::registerSaveFile(py::module_ &m) {
           planned.push_back(std::move(p));
         }
 
+        // Planar weights (NAME, its ggml type): their parts NAME.q, NAME.d,
+        // ... are entries above; each set is checked and recorded, and
+        // joined into ggml blocks where `quant` (or, by default, a GGUF
+        // output) asks. docs/python.md, "Planar quantized weights".
+        formats::GgufMetadata meta = *typed;
+        std::optional<formats::QuantTarget> target;
+        if (quant) {
+          target = formats::parseQuantTarget(*quant);
+          if (!target || target->kind == formats::QuantTarget::HfScheme)
+            invalid("vmpack.save_file: quant=" + formats::quoteName(*quant) +
+                    " is not \"planar\", \"ggml\" or a ggml type with a "
+                    "planar form (q4_0, q4_k, mxfp4, ...; docs/quant.md, "
+                    "section 4)");
+        }
+        // Every array joined, as vmpack-convert --quant=ggml|TYPE joins
+        // every planar set it reads; by default only the planar weights,
+        // and only into GGUF.
+        const bool joinAll =
+            target && target->kind != formats::QuantTarget::Planar;
+        const bool joinPlanar =
+            !planar.empty() && (target ? joinAll : *to == tools::Format::Gguf);
+        std::set<std::string> partNames;
+        formats::GgufMetadata records;
+        for (const auto &[name, typeName] : planar) {
+          std::optional<uint32_t> type = formats::parsePlanarRecord(typeName);
+          if (!type)
+            invalid("tensor " + formats::quoteName(name) + ": ggml " +
+                    typeName + " has no planar form");
+          std::vector<quant::PlanarTensorInfo> infos;
+          for (const Planned &p : planned) {
+            const formats::TensorInfo &t = p.source.info;
+            if (t.name.compare(0, name.size() + 1, name + ".") != 0)
+              continue;
+            std::optional<uint64_t> packed =
+                formats::storedSize(t.elementType, t.shape, Encoding::Packed);
+            infos.push_back({t.name, toString(t.elementType), t.shape,
+                             packed ? *packed : t.length});
+            partNames.insert(t.name);
+          }
+          if (archive::Status s = quant::checkPlanarSet(*type, name, infos); !s)
+            raise(m, archive::Status::invalidArgument(s.message()));
+          const std::string key = formats::planarRecordKey(name);
+          for (const auto &kv : strings)
+            if (kv.first == key)
+              invalid("metadata key " + formats::quoteName(key) +
+                      " is the record save_file writes for the planar "
+                      "weight " +
+                      formats::quoteName(name) + "; leave it out");
+          records.push_back({key, formats::GgufValue::string(
+                                      quant::ggmlTypeTraits(*type)->name)});
+        }
+        // Joined alone, the planar weights' records go with their parts;
+        // otherwise they are the file's (and joinAll drops them again).
+        if (!joinPlanar || joinAll)
+          meta.insert(meta.end(), records.begin(), records.end());
+
         // Every value is checked before anything is written.
         std::optional<std::string> bad;
         archive::StatusOr<std::vector<std::string>> written =
@@ -479,14 +550,49 @@ void vmpack::python::registerSaveFile(py::module_ &m) {
                     " " + what;
             }
           }
+          std::vector<formats::TensorSource> sources;
+          archive::Status joined = archive::Status::ok();
           if (!bad) {
-            std::vector<formats::TensorSource> sources;
             sources.reserve(planned.size());
             for (const Planned &p : planned)
               sources.push_back(p.source);
-            written =
-                tools::writeTensorFile(options, std::move(sources), *typed);
+            if (joinAll) {
+              // vmpack-convert's own step, on every tensor.
+              options.quant = quant;
+              joined = tools::applyQuantTarget(options, sources, meta);
+            } else if (joinPlanar) {
+              // The planar weights' parts and records alone, each set
+              // joined into one tensor at its codes' place.
+              std::vector<formats::TensorSource> parts;
+              for (const formats::TensorSource &t : sources)
+                if (partNames.count(t.info.name))
+                  parts.push_back(t);
+              tools::ConvertOptions join = options;
+              join.quant = "ggml";
+              joined = tools::applyQuantTarget(join, parts, records);
+              std::map<std::string, formats::TensorSource> byName;
+              for (formats::TensorSource &t : parts)
+                byName.emplace(t.info.name, std::move(t));
+              std::vector<formats::TensorSource> out;
+              for (formats::TensorSource &t : sources) {
+                if (!partNames.count(t.info.name)) {
+                  out.push_back(std::move(t));
+                  continue;
+                }
+                const std::string &n = t.info.name;
+                auto it = n.size() > 2 && n.compare(n.size() - 2, 2, ".q") == 0
+                              ? byName.find(n.substr(0, n.size() - 2))
+                              : byName.end();
+                if (it != byName.end())
+                  out.push_back(std::move(it->second));
+              }
+              sources = std::move(out);
+            }
           }
+          if (!bad && joined)
+            written = tools::writeTensorFile(options, std::move(sources), meta);
+          else if (!bad)
+            written = joined;
         }
         if (bad)
           raise(m, archive::Status::invalidArgument(*bad));
@@ -499,5 +605,6 @@ void vmpack::python::registerSaveFile(py::module_ &m) {
         return out;
       },
       py::arg("entries"), py::arg("path"), py::arg("metadata"),
-      py::arg("format"), py::arg("alignment"));
+      py::arg("format"), py::arg("alignment"), py::arg("planar"),
+      py::arg("quant"));
 }

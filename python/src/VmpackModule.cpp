@@ -17,6 +17,7 @@
 
 #include "Compile.h"
 #include "Convert.h"
+#include "Planar.h"
 #include "SaveFile.h"
 
 #include "vmpack/vmpack.h"
@@ -563,4 +564,5 @@ PYBIND11_MODULE(_vmpack, m) {
   vmpack::python::registerCompile(m);
   vmpack::python::registerConvert(m);
   vmpack::python::registerSaveFile(m);
+  vmpack::python::registerPlanar(m);
 }

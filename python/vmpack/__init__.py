@@ -21,15 +21,21 @@ Functions:
     vmpack.convert(inputs, output, ...)  between weight file formats, as
                                vmpack-convert does (same bytes)
     vmpack.save_file(tensors, path, metadata=None, format=None,
-                     alignment=None)   numpy arrays to any of those formats
+                     alignment=None, quant=None)   numpy arrays (and
+                               planar weights) to any of those formats
 
 Classes:
     Tensor    an array with the type to save it as: Tensor(a, type="i4")
+    PlanarWeight   a ggml-quantized weight as numpy arrays of its codes and
+              scales (q, d, m, sd, sm): Segment.planar() reads one from
+              ggml blocks, save_file writes one as its planar set or joined
+              into ggml blocks (PLANAR_TYPES lists every type's parts)
     Module    an open file: a collections.abc.Mapping of names to Segments,
               with name, container, metadata, program, verify(), close()
     Segment   one tensor: shape, element_type, encoding, raw bytes, and
               numpy(dtype=None), which gives zero-copy views where the
-              stored bytes are a numpy array, else the values widened
+              stored bytes are a numpy array, else the values widened;
+              for ggml blocks dequantize() and planar()
     Error     the base of every exception; one subclass per C status
               (FormatError, ChecksumError, NotFoundError, ...), each also a
               built-in exception (ValueError, KeyError, ...)
@@ -73,8 +79,8 @@ __version__ = _vmpack.VERSION
 
 __all__ = [
     "__version__",
-    "open", "load", "compile", "convert", "save_file", "Tensor", "Module",
-    "Segment", "Error",
+    "open", "load", "compile", "convert", "save_file", "Tensor",
+    "PlanarWeight", "PLANAR_TYPES", "Module", "Segment", "Error",
     "CompileError",
     "InvalidArgumentError", "IOError", "FormatError", "ChecksumError",
     "NotFoundError", "OutOfRangeError", "UnsupportedError",
@@ -310,6 +316,37 @@ class Segment:
                                           _vmpack.FLOAT_TYPES[name], out,
                                           threads)
         return out.reshape(info["shape"]) if whole else out
+
+    def planar(self):
+        """A ggml block segment in its planar form (docs/quant.md, section
+        4): a PlanarWeight of its codes q (the weight's logical shape),
+        scales d and, where the type has them, minimums m and sub-block
+        scales and minimums sd and sm, each a new numpy array of the
+        values widened (siN into int8, uiN into uint8, f16 as float16,
+        MXFP4's E8M0 scales and E2M1 codes, NVFP4's E2M1 codes into
+        float32; NVFP4's UE4M3 scale bytes are ui8, so uint8). The blocks
+        are split by the Quant layer's ggmlToPlanar, a batch at a time,
+        without the GIL; the parts are the only memory allocated.
+
+        Every bit of a block lands in one part, so save_file(..,
+        quant="ggml") gives the blocks back byte for byte.
+        vmpack.UnsupportedError names the segment when it is not ggml
+        blocks or its type has no planar form (Q8_1, Q8_K, the grid and
+        ternary types, Q1_0, Q2_0: PLANAR_TYPES lists those that have)."""
+        info = self.quant_info
+        if info is None or not str(info["scheme"]).startswith("ggml."):
+            raise UnsupportedError(
+                f"segment {self.name!r} is not ggml blocks (planar() splits "
+                "a GGUF block tensor, or a .vmpk segment converted from one)")
+        if not _LITTLE_ENDIAN:
+            raise UnsupportedError(
+                f"segment {self.name!r}: planar() needs a little-endian host")
+        blocks = self._module._handle().view(self.index)
+        parts = _vmpack.ggml_to_planar(info["ggml_type"], blocks,
+                                       list(info["shape"]), self.name)
+        type_name = _PLANAR_BY_NUMBER[info["ggml_type"]]
+        suffixes = [part[0] for part in PLANAR_TYPES[type_name]["parts"]]
+        return PlanarWeight(type_name, **dict(zip(suffixes, parts)))
 
     def __repr__(self):
         what = f"alias of {self.alias_of!r}" if self.is_alias else \
@@ -828,6 +865,109 @@ class Tensor:
             tuple(a.shape), a.dtype, self.type)
 
 
+# The planar form of every ggml type that has one, from the Quant layer's
+# one table (quant::ggmlPlanarParts, through the extension): for each
+# type's name, its number ("type"), block_size, block_bytes and parts, a
+# tuple of (suffix, MLIR element type, bits, values per block, the numpy
+# dtype Segment.planar widens the part into), codes first.
+PLANAR_TYPES = _vmpack.PLANAR_TYPES
+_PLANAR_BY_NUMBER = {t["type"]: name for name, t in PLANAR_TYPES.items()}
+_PLANAR_SUFFIXES = ("q", "d", "m", "sd", "sm")
+
+
+class PlanarWeight:
+    """A quantized weight in the planar form of a ggml type (docs/quant.md,
+    section 4): its parts as numpy arrays of their values.
+
+        w = vmpack.PlanarWeight("Q4_K", q=codes, d=scales, m=minimums,
+                                sd=sub_scales, sm=sub_minimums)
+
+    ggml_type: ggml's name for the type, in any case ("Q4_0", "q4_k",
+    "MXFP4"). Which parts the type has, their MLIR element types and values
+    per block are PLANAR_TYPES[ggml_type]["parts"] (part_types gives the
+    element types): q, the codes, of the weight's logical shape [..., K]
+    (K a multiple of the block size); d, the scales; m, the minimums
+    (Q4_1, Q5_1, Q2_K, Q4_K, Q5_K); sd and sm, the K-quants' integer
+    sub-block scales and minimums. A part of n values per block has shape
+    [..., K / block_size * n].
+
+    Each part holds its values widened, as save_file's (array, "TYPE")
+    convention does: integer parts (siN, uiN) in any integer dtype
+    (Segment.planar gives int8 and uint8), f16 scales in float16 (written
+    from the array itself) or any float dtype holding them exactly, E8M0
+    scales (MXFP4's d: powers of two) and E2M1 codes in a float dtype
+    (float32 from Segment.planar). So for Q4_0 the value of element i is
+    float32(q[i]) * float32(d[i // 32]); docs/quant.md's table gives every
+    type's formula.
+
+    The constructor checks nothing: save_file checks the type, every part
+    (present, of its shape, values in range) and names the tensor."""
+
+    __slots__ = ("ggml_type", "q", "d", "m", "sd", "sm")
+
+    def __init__(self, ggml_type, q, d, m=None, sd=None, sm=None):
+        self.ggml_type = ggml_type
+        self.q, self.d, self.m, self.sd, self.sm = q, d, m, sd, sm
+
+    @property
+    def shape(self):
+        """The weight's logical shape: the shape of q."""
+        return tuple(_np.shape(self.q))
+
+    @property
+    def parts(self):
+        """The parts given, by suffix ("q", "d", "m", "sd", "sm"), in that
+        order."""
+        return {s: getattr(self, s) for s in _PLANAR_SUFFIXES
+                if getattr(self, s) is not None}
+
+    @property
+    def part_types(self):
+        """The MLIR element type of each part of ggml_type's planar form,
+        by suffix (PLANAR_TYPES); vmpack.InvalidArgumentError when
+        ggml_type names no type with a planar form."""
+        name = _planar_type_name(self.ggml_type, None)
+        return {part[0]: part[1] for part in PLANAR_TYPES[name]["parts"]}
+
+    def __repr__(self):
+        parts = ", ".join(
+            "%s=%s%s" % (s, _np.asarray(a).dtype, list(_np.shape(a)))
+            for s, a in self.parts.items())
+        return "vmpack.PlanarWeight(%r, %s)" % (self.ggml_type, parts)
+
+
+def _planar_type_name(ggml_type, tensor):
+    """The canonical name of a type with a planar form (PLANAR_TYPES), or
+    vmpack.InvalidArgumentError naming `tensor`."""
+    found = _vmpack.ggml_type(ggml_type) if isinstance(ggml_type, str) \
+        else None
+    if found is not None and found[0] in PLANAR_TYPES:
+        return found[0]
+    where = "tensor %r: " % tensor if tensor is not None else \
+        "vmpack.PlanarWeight: "
+    what = ("ggml %s has no planar form" % found[0] if found is not None
+            else "%r is not the name of a ggml type" % (ggml_type,))
+    raise InvalidArgumentError(
+        "%s%s; the types with a planar form are %s (docs/quant.md, "
+        "section 4)"
+        % (where, what, ", ".join(PLANAR_TYPES)))
+
+
+def _planar_entries(name, weight):
+    """The save_file entries of a PlanarWeight's parts NAME.q, NAME.d, ...
+    (each typed from PLANAR_TYPES; a part the type lacks is passed on
+    untyped, for save_file's check to name), and (NAME, its type)."""
+    if not isinstance(name, str):
+        raise TypeError("vmpack.save_file: tensor names are str, not %s"
+                        % type(name).__name__)
+    type_name = _planar_type_name(weight.ggml_type, name)
+    types = {part[0]: part[1] for part in PLANAR_TYPES[type_name]["parts"]}
+    entries = [_save_entry("%s.%s" % (name, suffix),
+                           Tensor(array, types.get(suffix)))
+               for suffix, array in weight.parts.items()]
+    return entries, (name, type_name)
+
+
 def _save_entry(name, value):
     """(name, C-contiguous little-endian array, type or None) for the
     extension. Only an array that is not C-contiguous or not little-endian
@@ -859,7 +999,8 @@ def _save_entry(name, value):
     return (name, array, type_)
 
 
-def save_file(tensors, path, metadata=None, format=None, alignment=None):
+def save_file(tensors, path, metadata=None, format=None, alignment=None,
+              quant=None):
     """Writes numpy arrays to a weight file, as safetensors' save_file
     does: `tensors` maps names to arrays, written in the mapping's order.
 
@@ -885,7 +1026,10 @@ def save_file(tensors, path, metadata=None, format=None, alignment=None):
     Memory: an array whose bytes are the stored bytes is written from its
     own buffer, without a copy; others are encoded while the file is
     written, a few MiB at a time. Only an array that is not C-contiguous
-    or is big-endian is copied first.
+    or is big-endian is copied first. A planar weight's parts are arrays
+    like any other (float16 scales written from their own buffers, codes
+    encoded while written); joined into ggml blocks, they are read 1024
+    blocks at a time, so nothing the size of a tensor is allocated.
 
     metadata: a mapping of str to str. safetensors: its __metadata__;
     .vmpk: the module's metadata; MLIR: the vmpack.metadata attribute;
@@ -901,6 +1045,23 @@ def save_file(tensors, path, metadata=None, format=None, alignment=None):
     (default 16); a power of two from 1 to 65536. safetensors and .irpa
     have fixed layouts and refuse it.
 
+    Planar weights: a value may be a vmpack.PlanarWeight. Its parts are
+    written as the tensors NAME.q, NAME.d (NAME.m, NAME.sd, NAME.sm) with
+    the element types of PLANAR_TYPES, checked first as one set
+    (quant::checkPlanarSet: every part present, of its type and shape, no
+    other NAME.* tensor; then every value in range), and recorded by the
+    metadata entry vmpack.planar.NAME = the type's name (docs/quant.md,
+    section 9), or joined into one tensor NAME of ggml blocks. quant:
+    None (the default) joins them for .gguf outputs and writes planar sets
+    to every other format; "planar" writes planar sets in every format;
+    "ggml" and a ggml type name ("q8_0", ...) do to all the tensors what
+    vmpack-convert --quant=ggml|TYPE does to a file's (the same C++,
+    tools::applyQuantTarget): every planar set, a PlanarWeight's or
+    arrays named NAME.q, NAME.d, ... with or without a vmpack.planar.NAME
+    entry, becomes ggml blocks, and with a type, every ggml tensor becomes
+    that type exactly or is refused. The joined blocks are built while the
+    file is written, a batch at a time.
+
     The file is written beside `path` under a temporary name and renamed
     into place when complete: a failed save leaves no file and an existing
     one as it was. A file this process has open (vmpack.open) is never
@@ -910,7 +1071,29 @@ def save_file(tensors, path, metadata=None, format=None, alignment=None):
     else:
         raise TypeError("vmpack.save_file: tensors is a mapping of names "
                         "to arrays, not %s" % type(tensors).__name__)
-    entries = [_save_entry(name, value) for name, value in items]
+    entries, planar = [], []
+    for name, value in items:
+        if isinstance(value, PlanarWeight):
+            parts, weight = _planar_entries(name, value)
+            entries += parts
+            planar.append(weight)
+        else:
+            entries.append(_save_entry(name, value))
+    seen = set()
+    for entry in entries:
+        if entry[0] in seen:
+            raise InvalidArgumentError(
+                "vmpack.save_file: tensor %r is given twice (a planar "
+                "weight's part has that name)" % entry[0])
+        seen.add(entry[0])
+    for name, _ in planar:
+        if name in seen:
+            raise InvalidArgumentError(
+                "vmpack.save_file: tensor %r is given twice (a planar "
+                "weight and an array)" % name)
+    if quant is not None and not isinstance(quant, str):
+        raise TypeError("vmpack.save_file: quant is a str (\"planar\", "
+                        "\"ggml\", \"q4_0\", ...) or None")
     pairs = []
     if metadata is not None:
         if not isinstance(metadata, _abc.Mapping):
@@ -927,4 +1110,4 @@ def save_file(tensors, path, metadata=None, format=None, alignment=None):
                                   not isinstance(alignment, int)):
         raise TypeError("vmpack.save_file: alignment is an int")
     _vmpack.save_file(entries, _os.fsdecode(_os.fspath(path)), pairs, format,
-                      alignment)
+                      alignment, planar, quant)

@@ -24,6 +24,9 @@ from ._vmpack import (BufferTooSmallError as BufferTooSmallError,
 
 __version__: str
 __all__: List[str]
+# Type name -> {"type", "block_size", "block_bytes", "parts": ((suffix,
+# MLIR element type, bits, values per block, numpy dtype), ...)}.
+PLANAR_TYPES: Dict[str, Dict[str, Any]]
 
 _Path = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 _Name = Union[str, bytes]
@@ -60,6 +63,7 @@ class Segment:
                    count: Optional[int] = ...,
                    out: Optional[npt.NDArray[Any]] = ...,
                    threads: int = ...) -> npt.NDArray[Any]: ...
+    def planar(self) -> "PlanarWeight": ...
     @property
     def raw(self) -> memoryview: ...
     @property
@@ -119,7 +123,8 @@ def convert(inputs: Union[_Path, List[_Path]], output: _Path, *,
             no_vocab: bool = ..., onnx_template: Optional[_Path] = ...,
             onnx_inline: bool = ...) -> Dict[str, Any]: ...
 
-_Saved = Union[npt.ArrayLike, Tuple[npt.ArrayLike, str], "Tensor"]
+_Saved = Union[npt.ArrayLike, Tuple[npt.ArrayLike, str], "Tensor",
+               "PlanarWeight"]
 
 class Tensor:
     """An array and the MLIR element type to save it as (save_file)."""
@@ -127,10 +132,30 @@ class Tensor:
     type: Optional[str]
     def __init__(self, array: Any, type: Optional[str] = ...) -> None: ...
 
+class PlanarWeight:
+    """A ggml-quantized weight as numpy arrays of its planar parts."""
+    ggml_type: str
+    q: Any
+    d: Any
+    m: Any
+    sd: Any
+    sm: Any
+    def __init__(self, ggml_type: str, q: npt.ArrayLike, d: npt.ArrayLike,
+                 m: Optional[npt.ArrayLike] = ...,
+                 sd: Optional[npt.ArrayLike] = ...,
+                 sm: Optional[npt.ArrayLike] = ...) -> None: ...
+    @property
+    def shape(self) -> Tuple[int, ...]: ...
+    @property
+    def parts(self) -> Dict[str, Any]: ...
+    @property
+    def part_types(self) -> Dict[str, str]: ...
+
 def save_file(tensors: collections.abc.Mapping[str, _Saved], path: _Path,
               metadata: Optional[collections.abc.Mapping[str, str]] = ...,
               format: Optional[str] = ...,
-              alignment: Optional[int] = ...) -> None: ...
+              alignment: Optional[int] = ...,
+              quant: Optional[str] = ...) -> None: ...
 
 def compile(input: _Path, output: _Path, encoding: str = ...,
             alignment: int = ..., threads: int = ...,

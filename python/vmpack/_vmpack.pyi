@@ -21,6 +21,7 @@ VERIFY_MODES: Dict[str, int]
 DTYPES: Dict[str, int]
 FLOAT_TYPES: Dict[str, int]
 STATUS_CLASSES: Dict[int, Type["Error"]]
+PLANAR_TYPES: Dict[str, Dict[str, Any]]
 
 class Error(Exception):
     status: Optional[int]
@@ -53,7 +54,14 @@ def convert(inputs: List[str], output: str,
 def save_file(entries: List[Tuple[str, npt.NDArray[Any], Optional[str]]],
               path: str, metadata: List[Tuple[str, str]],
               format: Optional[str],
-              alignment: Optional[int]) -> Dict[str, Any]: ...
+              alignment: Optional[int],
+              planar: List[Tuple[str, str]],
+              quant: Optional[str]) -> Dict[str, Any]: ...
+
+def ggml_type(name: str) -> Optional[Tuple[str, int]]: ...
+def ggml_to_planar(ggml_type: int, blocks: npt.NDArray[np.uint8],
+                   shape: List[int],
+                   name: str) -> List[npt.NDArray[Any]]: ...
 
 def status_name(status: int) -> str: ...
 

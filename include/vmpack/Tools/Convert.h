@@ -130,6 +130,23 @@ writeTensorFile(const ConvertOptions &options,
                 std::vector<formats::TensorSource> tensors,
                 const formats::GgufMetadata &metadata);
 
+/// What convertFiles does to the tensors it read, before writing them:
+/// options.quant (formats::parseQuantTarget; an InvalidArgument error for a
+/// value that names no target) or options.dequantSplit, with
+/// options.allowRounding. "planar" splits every ggml block tensor with a
+/// planar form into NAME.q, NAME.d, ... (the parts read the blocks' source
+/// while the writer asks) and adds its `vmpack.planar.NAME` record to
+/// `metadata`; "ggml" joins every planar set into blocks of the type its
+/// record names (checked with quant::checkPlanarSet; an unrecorded set of
+/// the one type it fits) and drops the record; a ggml type name joins and
+/// then converts every other ggml block tensor into that type, exactly or
+/// refused. Nothing else changes; a Hugging Face scheme (gptq, awq) is the
+/// readers' business and changes nothing here. docs/quant.md, section 9.
+/// Python's vmpack.save_file joins planar weights through this.
+Status applyQuantTarget(const ConvertOptions &options,
+                        std::vector<formats::TensorSource> &tensors,
+                        formats::GgufMetadata &metadata);
+
 /// Runs the conversion (checkConvertOptions first). On an error nothing is
 /// written.
 StatusOr<ConvertResult> convertFiles(const ConvertOptions &options);
