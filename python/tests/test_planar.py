@@ -381,9 +381,12 @@ def test_safetensors_planar_set(ggml_file, planar_weights, tmp_path):
 
 # --- without ggml: planar weights from random values ---------------------
 
-def random_planar(type_name, rows=3, blocks=2, seed=0):
-    """A PlanarWeight of every value each part's type has (widened as
-    Segment.planar widens them), random."""
+def random_planar(type_name, rows=4, blocks=64, seed=0):
+    """A PlanarWeight of random values of each part's type (widened as
+    Segment.planar widens them), each part starting with every value its
+    type has where the part is large enough (every code; every E2M1 value,
+    -0 included; every E8M0 exponent and its NaN, 0xFF), and float16 parts
+    with +-0, a subnormal and the largest finite value."""
     rng = np.random.default_rng(seed)
     layout = vmpack.PLANAR_TYPES[type_name]
     parts = {}
@@ -392,17 +395,21 @@ def random_planar(type_name, rows=3, blocks=2, seed=0):
         if mlir == "f16":
             values = rng.integers(0, 1 << 16, shape, dtype=np.uint16)
             values[(values & 0x7C00) == 0x7C00] = 0x3C00  # no inf/NaN
+            values.reshape(-1)[:4] = [0x0000, 0x8000, 0x0001, 0x7BFF]
             values = values.view(np.float16)
         elif mlir == "f8E8M0FNU":
-            values = np.ldexp(np.float32(1), rng.integers(-127, 128, shape))
-            values = values.astype(np.float32)
-            values[0, 0] = np.nan  # 0xFF
+            every = np.append(np.ldexp(np.float32(1), np.arange(255) - 127),
+                              np.nan).astype(np.float32)
+            values = every[rng.integers(0, 256, shape)]
+            values.reshape(-1)[:256] = every
         elif mlir == "f4E2M1FN":
             values = E2M1[rng.integers(0, 16, shape)]
-        elif mlir[0] == "s":
-            values = rng.integers(-(1 << (bits - 1)), 1 << (bits - 1), shape)
+            values.reshape(-1)[:16] = E2M1
         else:
-            values = rng.integers(0, 1 << bits, shape)
+            low = -(1 << (bits - 1)) if mlir[0] == "s" else 0
+            values = rng.integers(low, low + (1 << bits), shape)
+            count = min(values.size, 1 << bits)
+            values.reshape(-1)[:count] = np.arange(low, low + count)
         parts[suffix] = values.astype(dtype)
     return vmpack.PlanarWeight(type_name.lower(), **parts)
 
