@@ -2752,3 +2752,158 @@ vmpack::formats::rewriteHfConfig(const uint8_t *data, size_t size,
         nlohmann::ordered_json::parse(quantization);
   return ordered.dump(2) + "\n";
 }
+
+// --- Writing the group planar form
+// ---------------------------------------------
+
+namespace {
+
+/// ORs `count` values of `bits` bits (vals[k] is element e0 + k of a packed
+/// stream) into bytes [first, first + n) of that stream, at dst (zeroed by
+/// the caller).
+void packStreamRange(const uint8_t *vals, uint64_t e0, uint64_t count,
+                     unsigned bits, uint64_t first, uint64_t n, uint8_t *dst) {
+  const uint64_t lo = first * 8, hi = (first + n) * 8;
+  for (uint64_t k = 0; k < count; ++k) {
+    const uint64_t bit = (e0 + k) * bits;
+    if (bit + bits <= lo || bit >= hi)
+      continue;
+    // A value spans at most two bytes (bits <= 8).
+    uint32_t v = uint32_t(vals[k]) & ((1u << bits) - 1);
+    for (uint64_t at = bit / 8; at * 8 < bit + bits; ++at) {
+      if (at < first || at >= first + n)
+        continue;
+      const int64_t shift = int64_t(bit) - int64_t(at * 8);
+      dst[at - first] |=
+          uint8_t(shift >= 0 ? v << shift : v >> uint64_t(-shift));
+    }
+  }
+}
+
+/// A packed tensor of `bits`-bit values, `perRow` per row of `rows`, whose
+/// values for rows [r0, r1) `values(r0, r1, out)` writes one per byte.
+TensorSource packedRows(
+    std::string name, const std::string &type, int64_t rows, uint64_t perRow,
+    unsigned bits,
+    std::function<void(int64_t, int64_t, std::vector<uint8_t> &)> values) {
+  TensorSource t;
+  t.info.name = std::move(name);
+  t.info.elementType = *parseElementType(type);
+  t.info.shape = {rows, int64_t(perRow)};
+  t.info.encoding = Encoding::Packed;
+  t.info.length = (uint64_t(rows) * perRow * bits + 7) / 8;
+  t.produce = [rows, perRow, bits, values](uint64_t first, uint64_t n,
+                                           uint8_t *dst) {
+    std::memset(dst, 0, n);
+    const uint64_t e0 = first * 8 / bits;
+    const uint64_t e1 = std::min<uint64_t>(uint64_t(rows) * perRow,
+                                           ((first + n) * 8 + bits - 1) / bits);
+    const int64_t r0 = int64_t(e0 / perRow);
+    const int64_t r1 = int64_t((e1 + perRow - 1) / perRow);
+    std::vector<uint8_t> v;
+    values(r0, r1, v);
+    packStreamRange(v.data(), uint64_t(r0) * perRow, v.size(), bits, first, n,
+                    dst);
+  };
+  return t;
+}
+
+} // namespace
+
+StatusOr<std::vector<TensorSource>>
+vmpack::formats::hfLinearAsPlanar(const HfQuantLinear &l) {
+  auto refuse = [&](const std::string &why) {
+    return Status::formatError("tensor " + quoteName(l.weight.name) + " (" +
+                               describeHfLinear(l) + "): " + why +
+                               "; not written in the planar form (--dequantize "
+                               "writes its values)");
+  };
+  if (l.method == HfQuantMethod::Bitsandbytes)
+    return refuse("bitsandbytes codes index a table of values (NF4, FP4), "
+                  "and the group planar form holds integer codes");
+  if (l.fp8)
+    return refuse("FP8 (E4M3) codes are not written in the group planar "
+                  "form");
+  if (l.mxfp4)
+    return refuse("mxfp4 weights are written as ggml MXFP4's planar form");
+  const uint64_t in = uint64_t(l.in);
+  uint64_t run = l.uniformRun(32);
+  if (!l.weight.groupIndex.empty() && run != 32)
+    return refuse("its act-order groups (g_idx) are not aligned runs of 32 "
+                  "inputs, and the planar form's groups are runs along `in` "
+                  "(it holds no permutation of the inputs)");
+  const uint64_t units = in / run;
+  const bool mlx = l.method == HfQuantMethod::Mlx;
+  const bool sym = !mlx && l.symmetric;
+  const unsigned bits = l.bits, half = 1u << (bits - 1),
+                 maxq = (1u << bits) - 1;
+  const unsigned sb = l.scaleType == "f32" ? 4 : 2;
+  // Every zero point checked first.
+  if (!mlx) {
+    const int64_t step =
+        std::max<int64_t>(1, int64_t((4u << 20) / std::max<uint64_t>(1, in)));
+    HfRows rows;
+    for (int64_t r = 0; r < l.out; r += step) {
+      const int64_t n = std::min(step, l.out - r);
+      if (Status s = unpackHfRows(l, r, n, run, rows); !s)
+        return s;
+      for (uint64_t i = 0; i < uint64_t(n) * units; ++i) {
+        const uint8_t z = rows.zeros[i];
+        if (z > maxq || (sym && z != half))
+          return refuse("output " + std::to_string(uint64_t(r) + i / units) +
+                        ", inputs from " + std::to_string(i % units * run) +
+                        " have zero point " + std::to_string(z) + ", which " +
+                        std::to_string(bits) + " bits cannot hold");
+      }
+    }
+  }
+  const HfQuantLinear *lp = &l;
+  const std::string name = l.weight.name;
+  const std::string width = std::to_string(bits);
+  std::vector<TensorSource> out;
+  out.push_back(packedRows(
+      name + ".q", (sym ? "si" : "ui") + width, l.out, in, bits,
+      [lp, run, sym, half](int64_t r0, int64_t r1, std::vector<uint8_t> &v) {
+        HfRows rows;
+        (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
+        v = std::move(rows.codes);
+        if (sym)
+          for (uint8_t &c : v)
+            c = uint8_t(c ^ half); // q - 2^(bits-1), two's complement
+      }));
+  TensorSource d;
+  d.info.name = name + ".d";
+  d.info.elementType = *parseElementType(l.scaleType);
+  d.info.shape = {l.out, int64_t(units)};
+  d.info.encoding = Encoding::Byte;
+  const uint64_t rowBytes = units * sb;
+  d.info.length = uint64_t(l.out) * rowBytes;
+  auto byteRows = [lp, run, rowBytes](bool scales) {
+    return
+        [lp, run, rowBytes, scales](uint64_t first, uint64_t n, uint8_t *dst) {
+          auto [r0, r1] = rowsOf(first, n, rowBytes);
+          HfRows rows;
+          (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
+          const std::vector<uint8_t> &src = scales ? rows.scales : rows.zeros;
+          std::memcpy(dst, src.data() + (first - uint64_t(r0) * rowBytes), n);
+        };
+  };
+  d.produce = byteRows(true);
+  out.push_back(std::move(d));
+  if (mlx) {
+    TensorSource m;
+    m.info = out.back().info;
+    m.info.name = name + ".m";
+    m.produce = byteRows(false);
+    out.push_back(std::move(m));
+  } else if (!sym) {
+    out.push_back(
+        packedRows(name + ".m", "ui" + width, l.out, units, bits,
+                   [lp, run](int64_t r0, int64_t r1, std::vector<uint8_t> &v) {
+                     HfRows rows;
+                     (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
+                     v = std::move(rows.zeros);
+                   }));
+  }
+  return out;
+}

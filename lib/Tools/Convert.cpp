@@ -171,7 +171,8 @@ Status notForHf(const std::string &quant, const std::string &path) {
   return Status::unsupported(
       "--quant=" + quant + ": '" + path +
       "' is a Hugging Face checkpoint, whose quantized weights become q4_0, "
-      "q4_1, q5_0, q5_1 or q8_0 blocks, or gptq, gptq_v2 or awq tensors; " +
+      "q4_1, q5_0, q5_1 or q8_0 blocks, gptq, gptq_v2 or awq tensors, or "
+      "planar sets; " +
       quant + " is for ggml blocks and planar sets");
 }
 
@@ -515,6 +516,13 @@ Status vmpack::tools::applyQuantTarget(const ConvertOptions &options,
       if (hasKey(metadata, key)) {
         const std::string *value = stringValue(metadata, key);
         type = value ? parsePlanarRecord(*value) : std::nullopt;
+        if (!type && value && *value == kHfPlanarRecord)
+          return Status::unsupported(
+              "metadata key " + quoteName(key) + " records " +
+              quoteName(name + ".*") +
+              " as a group planar set (a Hugging Face checkpoint's weight, "
+              "docs/quant.md section 8), which is not joined into ggml "
+              "blocks; --quant=planar keeps it");
         if (!type)
           return Status::formatError(
               "metadata key " + quoteName(key) + " is " +
@@ -808,11 +816,20 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     const char *method = hfQuantMethodName(m.config.method);
     SchemeCounts &counts = schemes[method];
     std::optional<uint32_t> target;
-    if (options.quant) {
+    std::optional<QuantTarget> parsedTarget;
+    if (options.quant)
+      parsedTarget = parseQuantTarget(*options.quant);
+    // --quant=planar: each linear in the group planar form (docs/quant.md
+    // section 8, "Planar"), MLX mxfp4 as ggml MXFP4 blocks, which
+    // applyQuantTarget then splits.
+    const bool planar =
+        parsedTarget && parsedTarget->kind == QuantTarget::Planar;
+    if (options.quant && !planar) {
       target = hfQuantTarget(*options.quant);
       if (!target)
         return notForHf(*options.quant, path);
     }
+    StringMetadata planarRecords;
     // An ONNX template's MatMulNBits nodes take the linears named after
     // their weights.
     std::map<std::string, MatMulNBitsTarget> nbits;
@@ -841,6 +858,21 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
         for (TensorSource &t : *parts)
           sources.push_back(std::move(t));
         ++counts.rewritten["MatMulNBits"];
+      } else if (planar && !options.dequantize && l.mxfp4) {
+        StatusOr<TensorSource> blocks = hfLinearAsGgml(l, quant::kGgmlMXFP4);
+        if (!blocks)
+          return blocks.status().withContext("'" + path + "': ");
+        sources.push_back(std::move(*blocks));
+        ++counts.rewritten["planar (MXFP4)"];
+      } else if (planar && !options.dequantize) {
+        StatusOr<std::vector<TensorSource>> parts = hfLinearAsPlanar(l);
+        if (!parts)
+          return parts.status().withContext("'" + path + "': ");
+        for (TensorSource &t : *parts)
+          sources.push_back(std::move(t));
+        planarRecords.push_back(
+            {planarRecordKey(l.weight.name), kHfPlanarRecord});
+        ++counts.rewritten["planar"];
       } else if (options.dequantize) {
         StatusOr<TensorSource> f = hfLinearAsFloats(l, *options.dequantize);
         if (!f)
@@ -877,6 +909,8 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
         hfOut.push_back(&l);
       }
     }
+    if (Status s = merger.addStrings(planarRecords, path); !s)
+      return s;
     result.inputFiles += m.files.size();
     hfModels.push_back(std::move(*opened));
     return addSources(std::move(sources), path);

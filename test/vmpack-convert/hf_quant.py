@@ -54,6 +54,12 @@ C++; docs/quant.md section 8 cites the reference code):
       in) unpacked by numpy as its config.json says equals the reference.
   hf_quant.py same DIR OUT.safetensors
       every tensor of OUT has the bytes of DIR's tensor of the same name.
+  hf_quant.py planar DIR OUT.safetensors
+      OUT (--quant=planar) holds each linear as NAME.q, NAME.d, NAME.m
+      whose values, decoded by numpy from the packed bits by
+      docs/quant.md's formulas, equal the reference bit for bit.
+  hf_quant.py same-bytes A.safetensors B.safetensors
+      the same tensor names and bytes (types and shapes aside).
 """
 
 import ctypes
@@ -72,7 +78,7 @@ MODULES = [("model.layers.0.self_attn.q_proj", 64, 256),
 
 DTYPES = {"F32": np.float32, "F16": np.float16, "I32": np.int32,
           "BF16": np.uint16, "U8": np.uint8, "I8": np.int8, "U32": np.uint32,
-          "I64": np.int64, "F8_E4M3": np.uint8}
+          "I64": np.int64, "F8_E4M3": np.uint8, "F8_E8M0": np.uint8}
 
 # The tensors a quantized linear is stored as, in every scheme.
 PACKED = (".qweight", ".qzeros", ".scales", ".g_idx", ".weight_packed",
@@ -901,6 +907,9 @@ def hostile(d, kind):
         t[m + "qweight"] = ("F32", a.view(np.float32))
     elif kind == "orphan":
         t["model.extra.qzeros"] = t[m + "qzeros"]
+    elif kind == "zero16":  # v1 zero points stored as 15: zero 16
+        dt, a = t[m + "qzeros"]
+        t[m + "qzeros"] = (dt, np.full_like(a, -1))
     elif kind == "method":
         q["quant_method"] = "hqq"
     elif kind == "json":
@@ -959,10 +968,27 @@ def is_type(expect):
     return " " not in expect and expect.isupper()
 
 
+def planar_refusal(spec):
+    """The words of --quant=planar's refusal of a SWEEP checkpoint, or None
+    when it is written."""
+    words = spec.split()
+    if words[0] == "bnb":
+        return "bitsandbytes codes index a table of values"
+    if words[:2] == ["ct", "float"]:
+        return "FP8 (E4M3) codes"
+    if "act" in words:
+        return "act-order groups (g_idx) are not aligned runs of 32"
+    if "zero8" in words:
+        return "MLX's code 8 is -0.0"
+    return None
+
+
 def sweep(convert, work, lib=None):
     """Every SWEEP checkpoint: dequantized to f32, f16 and bf16 equal to
     the reference; GGUF decoded by ggml (with LIB) equal to it, or refused
-    with the expected words; safetensors -> safetensors byte for byte."""
+    with the expected words; --quant=planar decoded by numpy equal to it,
+    or refused (planar_refusal); safetensors -> safetensors byte for
+    byte."""
     import subprocess
 
     def run(*cmd):
@@ -989,6 +1015,18 @@ def sweep(convert, work, lib=None):
                 os.path.exists(out):
             sys.exit("%s: expected a refusal with '%s': %s" %
                      (spec, expect, r.stderr))
+        # --quant=planar: exact, or refused for what it cannot hold.
+        out = d + ".planar.safetensors"
+        r = run(convert, "-q", d, "--quant=planar", "-o", out)
+        why = planar_refusal(spec)
+        if why is None:
+            if r.returncode:
+                sys.exit("%s --quant=planar: %s" % (spec, r.stderr))
+            planar(d, out)
+        elif r.returncode != 1 or why not in r.stderr or \
+                os.path.exists(out):
+            sys.exit("%s --quant=planar: expected a refusal with '%s': %s" %
+                     (spec, why, r.stderr))
         out = d + ".same.safetensors"
         r = run(convert, "-q", d, "-o", out)
         if r.returncode:
@@ -1056,6 +1094,119 @@ def decode(d):
            q.get("checkpoint_format", q.get("version", ""))))
 
 
+def read_typed(path):
+    """OUT's tensors as numpy arrays of their logical element types: a
+    sub-byte tensor is a U8 bit stream (docs/packing.md `packed`, low bits
+    first) with its MLIR type in the vmpack.type.NAME metadata entry
+    (docs/interop.md); returns (arrays, element type names, metadata)."""
+    raw = open(path, "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    meta = header.pop("__metadata__", {})
+    arrays, types = {}, {}
+    for name, e in header.items():
+        a, b = e["data_offsets"]
+        data = raw[8 + n + a:8 + n + b]
+        mlir = meta.get("vmpack.type." + name)
+        if e["dtype"] == "F4":
+            # safetensors' own F4 (E2M1), two codes per byte, low first.
+            mlir = "tensor<%sxf4E2M1FN>" % "x".join(map(str, e["shape"]))
+        if mlir is None:
+            dt = e["dtype"]
+            arr = np.frombuffer(data, DTYPES[dt]).reshape(e["shape"])
+            if dt == "BF16":
+                arr = (arr.astype(np.uint32) << 16).view(np.float32)
+            arrays[name] = arr
+            types[name] = {"U8": "ui8", "I8": "si8"}.get(dt, dt)
+            continue
+        body = mlir[len("tensor<"):-1].split("x")
+        shape, elem = [int(x) for x in body[:-1]], body[-1]
+        # f4E2M1FN and f8E8M0FNU: the codes themselves.
+        bits = int(elem[1]) if elem[0] == "f" else int(elem.lstrip("siu"))
+        count = int(np.prod(shape))
+        stream = np.unpackbits(np.frombuffer(data, np.uint8),
+                               bitorder="little")[:count * bits]
+        v = (stream.reshape(count, bits).astype(np.int64) <<
+             np.arange(bits)).sum(axis=1)
+        if elem.startswith("si"):
+            v = np.where(v >= 1 << (bits - 1), v - (1 << bits), v)
+        arrays[name] = v.reshape(shape)
+        types[name] = elem
+    return arrays, types, meta
+
+
+def planar(d, out):
+    """OUT (vmpack-convert DIR --quant=planar -o OUT.safetensors) holds each
+    linear of DIR as NAME.q, NAME.d and NAME.m, recorded as a group planar
+    set, whose values by docs/quant.md's formulas, computed here in numpy
+    float32, equal the reference bit for bit; the other tensors are DIR's."""
+    refs = reference(d)
+    arrays, types, meta = read_typed(out)
+    src = read_safetensors(os.path.join(d, "model.safetensors"))
+    got = read_safetensors(out)
+    forms = set()
+    for name, ref in refs.items():
+        if meta.get("vmpack.planar." + name) == "MXFP4":
+            # ggml MXFP4's planar form (docs/quant.md section 4): E2M1
+            # codes, E8M0 exponents, MLX's 2^(e - 127) (2^-127 for e = 0).
+            q, e = arrays[name + ".q"], arrays[name + ".d"]
+            scale = np.where(e == 0, np.float32(2.0 ** -127),
+                             2.0 ** (e.astype(np.float64) - 127))
+            g = np.arange(ref.shape[1]) // 32
+            with np.errstate(over="ignore"):
+                vals = (E2M1[q] * scale.astype(np.float32)[:, g])
+            forms.add("MXFP4")
+            if vals.astype(np.float32).tobytes() != ref.tobytes():
+                sys.exit("%s: MXFP4 planar values differ" % name)
+            continue
+        if meta.get("vmpack.planar." + name) != "group":
+            sys.exit("%s: no group planar record" % name)
+        q, sc = arrays[name + ".q"], arrays[name + ".d"].astype(np.float32)
+        if q.shape != ref.shape or ref.shape[1] % sc.shape[1]:
+            sys.exit("%s: codes %s, scales %s for %s" % (
+                name, q.shape, sc.shape, ref.shape))
+        g = np.arange(ref.shape[1]) // (ref.shape[1] // sc.shape[1])
+        qf = q.astype(np.float32)
+        m = arrays.get(name + ".m")
+        if m is None:
+            if not types[name + ".q"].startswith("si"):
+                sys.exit("%s: unsigned codes without offsets" % name)
+            vals, form = qf * sc[:, g], "q*d"
+        elif types[name + ".m"].startswith("ui"):
+            vals = (qf - m.astype(np.float32)[:, g]) * sc[:, g]
+            form = "(q-m)*d"
+        else:
+            vals = qf * sc[:, g] + m.astype(np.float32)[:, g]
+            form = "q*d+m"
+        forms.add("%s %s" % (types[name + ".q"], form))
+        if vals.astype(np.float32).tobytes() != ref.tobytes():
+            bad = np.nonzero(vals.astype(np.float32).view(np.uint32) !=
+                             ref.view(np.uint32))
+            sys.exit("%s: element %s differs from the reference" %
+                     (name, (int(bad[0][0]), int(bad[1][0]))))
+    passed = 0
+    for name, v in src.items():
+        if name.endswith(PACKED) or name in refs:
+            continue
+        if got.get(name) != v:
+            sys.exit("%s: not passed through unchanged" % name)
+        passed += 1
+    print("%d linears (%s) equal the reference, %d tensors passed through" %
+          (len(refs), ", ".join(sorted(forms)), passed))
+
+
+def same_bytes(a, b):
+    """Every tensor of safetensors file B has the bytes of A's tensor of
+    the same name (B read back from a format without types, .irpa)."""
+    x, y = read_safetensors(a), read_safetensors(b)
+    if set(x) != set(y):
+        sys.exit("tensors differ: %s" % sorted(set(x) ^ set(y)))
+    for name in x:
+        if x[name][2] != y[name][2]:
+            sys.exit("%s: bytes differ" % name)
+    print("%d tensors, the same bytes" % len(x))
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "write":
@@ -1072,6 +1223,10 @@ def main():
         hostile(*args)
     elif cmd == "same":
         same(*args)
+    elif cmd == "planar":
+        planar(*args)
+    elif cmd == "same-bytes":
+        same_bytes(*args)
     else:
         sys.exit("unknown command " + cmd)
 

@@ -78,6 +78,14 @@ PlanarSets vmpack::dump::findPlanarSets(
     }
     std::optional<uint32_t> type = formats::parsePlanarRecord(value);
     auto codes = byName.find(name + ".q");
+    if (!type && value == formats::kHfPlanarRecord) {
+      out.notes.push_back(
+          "metadata key " + quoteName(key) + ": " + quoteName(name + ".*") +
+          " are a group planar set (codes, scales and zero points or "
+          "minimums of a Hugging Face checkpoint's weight, docs/quant.md "
+          "section 8), listed as plain tensors");
+      continue;
+    }
     if (!type) {
       out.notes.push_back(
           "metadata key " + quoteName(key) + " is " + quoteName(value) +

@@ -58,6 +58,12 @@ std::string planarRecordKey(const std::string &name);
 /// has a planar form; nullopt otherwise.
 std::optional<uint32_t> parsePlanarRecord(std::string_view value);
 
+/// The value of the vmpack.planar.NAME record of a group planar set: a
+/// Hugging Face checkpoint's weight as NAME.q, NAME.d and NAME.m
+/// (formats::hfLinearAsPlanar; docs/quant.md section 8, "Planar"), which
+/// is not a ggml type's planar form.
+inline constexpr const char *kHfPlanarRecord = "group";
+
 /// Checks that `blocks` (a ggml block tensor) is a whole number of blocks
 /// along its last dimension, with the byte length its shape needs; the
 /// error names the tensor.

@@ -309,6 +309,24 @@ std::vector<TensorSource> hfLinearStored(const HfQuantLinear &linear);
 StatusOr<std::vector<TensorSource>>
 hfLinearAsScheme(const HfQuantLinear &linear, std::string_view target);
 
+/// `linear` in the group planar form (docs/quant.md section 8, "Planar"):
+/// MODULE.weight.q, the codes [out, in] (siN, q - 2^(bits-1), when every
+/// zero point is 2^(bits-1); else uiN, q as stored), MODULE.weight.d, the
+/// scales [out, in / run] as stored (f16, bf16 or f32), and
+/// MODULE.weight.m, the zero points [out, in / run] (uiN, the true zero)
+/// or MLX's biases (the scales' type), absent when symmetric; codes and
+/// zero points in the `packed` layout, built while a writer asks for them.
+/// The values are f(q) * d, (f(q) - f(m)) * d or f(q) * d + m, the
+/// reader's own float32 operations on the same numbers. run is the group
+/// size, or 32 for act-order groups that are aligned runs of 32 (their
+/// scales and zero points repeated per run). Refused, naming the tensor:
+/// act-order groups that are not such runs (the planar form holds no
+/// permutation), a zero point that `bits` bits cannot hold (GPTQ v1's
+/// 2^bits), bitsandbytes, FP8 and mxfp4 codes (mxfp4 is written as ggml
+/// MXFP4 blocks' planar form instead). `linear` must outlive the result.
+StatusOr<std::vector<TensorSource>>
+hfLinearAsPlanar(const HfQuantLinear &linear);
+
 /// The "quantization_config" object (JSON text) of `target` for weights of
 /// `bits` bits in groups of `groupSize` (-1: one group per row), as
 /// AutoGPTQ/GPTQModel (quant_method, bits, group_size, desc_act, sym,
