@@ -12,9 +12,9 @@
 # repacks to Q4_0 exactly). The weights' bytes repeat a 64 MiB random
 # buffer: conversion does not look at values beyond checking the scales.
 # --no-vocab: the vocabulary is metadata, not what is measured. Then, each
-# after a warm-up run with a warm page cache: vmpack-convert DIR -o
-# model.gguf (under peak_anon.py), and cp of that output. Every file is
-# deleted at the end.
+# after a warm-up run with a warm page cache, into a new file:
+# vmpack-convert DIR -o model.gguf (under peak_anon.py), and cp of that
+# output. Every file is deleted at the end.
 set -euo pipefail
 build=$1 which=${2:-both} dir=${3:-${TMPDIR:-/tmp}}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -98,6 +98,9 @@ run() { # $1 bf16|gptq
   local input
   input=$(du -sb "$folder" | cut -f1)
   "$build/bin/vmpack-convert" -q "$folder" -o "$out" --no-vocab # warm-up
+  # Timed into a new file, as cp is below (replacing the warm-up's output
+  # would add the removal of its pages to the time).
+  rm -f "$out"
   local t0 t1 c0 c1
   t0=$(date +%s.%N)
   "$python" "$root/bench/peak_anon.py" -- \
