@@ -76,7 +76,8 @@ bool isLegacy(uint32_t t) {
 std::optional<QuantTarget>
 vmpack::formats::parseQuantTarget(std::string_view name) {
   QuantTarget t;
-  if (name == "gptq" || name == "gptq_v2" || name == "awq") {
+  if (name == "gptq" || name == "gptq_v2" || name == "awq" ||
+      name == "compressed-tensors" || name == "mlx" || name == "bnb-nf4") {
     t.kind = QuantTarget::HfScheme;
     return t;
   }

@@ -2579,6 +2579,17 @@ void byRows(
   std::memcpy(dst, rows.data() + (first - r0 * rowBytes), n);
 }
 
+using Refusal = std::function<Status(const std::string &)>;
+StatusOr<std::vector<TensorSource>> linearAsCt(const HfQuantLinear &l,
+                                               const std::string &module,
+                                               const Refusal &refuse);
+StatusOr<std::vector<TensorSource>> linearAsMlx(const HfQuantLinear &l,
+                                                const std::string &module,
+                                                const Refusal &refuse);
+StatusOr<std::vector<TensorSource>> rowsAsGptq(const HfQuantLinear &l,
+                                               const std::string &module,
+                                               bool v1, const Refusal &refuse);
+
 } // namespace
 
 StatusOr<std::vector<TensorSource>>
@@ -2593,14 +2604,37 @@ vmpack::formats::hfLinearAsScheme(const HfQuantLinear &l,
   };
   const bool toAwq = target == "awq";
   const bool toGptq = target == "gptq" || target == "gptq_v2";
+  if (target == "compressed-tensors")
+    return linearAsCt(l, module, refuse);
+  if (target == "mlx")
+    return linearAsMlx(l, module, refuse);
+  if (target == "bnb-nf4") {
+    if (l.method == HfQuantMethod::Bitsandbytes && l.bnb.quantType == "nf4")
+      return hfLinearStored(l);
+    // NF4's 16 values are quantiles of a normal distribution (1, 0.7230,
+    // 0.5626, ...), not an arithmetic sequence, so no absmax times NF4
+    // codes is (q - z) * s for 3 or more distinct codes of one group.
+    return refuse(std::string("NF4 codes stand for 16 normal-distribution "
+                              "quantiles, which ") +
+                  (l.method == HfQuantMethod::Bitsandbytes
+                       ? "FP4's 16 values are not"
+                       : "no evenly spaced values (integer codes times a "
+                         "scale) are") +
+                  ", so no weight is exact in NF4 unless it was NF4 to begin "
+                  "with");
+  }
   if (!toAwq && !toGptq)
-    return Status::invalidArgument("the Hugging Face schemes vmpack writes are "
-                                   "gptq, gptq_v2 and awq, not '" +
-                                   std::string(target) + "'");
+    return Status::invalidArgument(
+        "the Hugging Face schemes vmpack writes are gptq, gptq_v2, awq, "
+        "compressed-tensors and mlx, not '" +
+        std::string(target) + "'");
+  if (toGptq && l.method == HfQuantMethod::CompressedTensors)
+    return rowsAsGptq(l, module, target == "gptq", refuse);
   if (l.method != HfQuantMethod::Gptq && l.method != HfQuantMethod::Awq)
     return refuse(std::string("rewriting ") + hfQuantMethodName(l.method) +
-                  " weights as another Hugging Face scheme is not supported "
-                  "(a ggml type, --dequantize or the weights as stored are)");
+                  " weights as " + std::string(target) +
+                  " is not supported (a ggml type, --dequantize or the "
+                  "weights as stored are)");
   const bool fromAwq = l.method == HfQuantMethod::Awq;
   const bool v1 = target == "gptq";
   // True zero z is stored as z - 1 in v1.
@@ -2731,7 +2765,7 @@ std::string vmpack::formats::hfQuantConfigJson(std::string_view target,
 StatusOr<std::string>
 vmpack::formats::rewriteHfConfig(const uint8_t *data, size_t size,
                                  const std::string &quantization,
-                                 const std::string &where) {
+                                 const std::string &where, bool mlx) {
   StatusOr<json> parsed = parseBoundedJson(data, size, 64, "'" + where + "'");
   if (!parsed)
     return parsed.status();
@@ -2743,10 +2777,14 @@ vmpack::formats::rewriteHfConfig(const uint8_t *data, size_t size,
       reinterpret_cast<const char *>(data),
       reinterpret_cast<const char *>(data) + size);
   ordered.erase("quantization_config");
-  // MLX's own key says the same; floats have neither.
-  if (quantization.empty() && ordered.contains("quantization") &&
+  // MLX's own key says the same: kept (or written) for MLX weights only.
+  if (!mlx && ordered.contains("quantization") &&
       ordered["quantization"].is_object())
     ordered.erase("quantization");
+  if (mlx && !quantization.empty() &&
+      !(ordered.contains("quantization") &&
+        ordered["quantization"].is_object()))
+    ordered["quantization"] = nlohmann::ordered_json::parse(quantization);
   if (!quantization.empty())
     ordered["quantization_config"] =
         nlohmann::ordered_json::parse(quantization);
@@ -2906,4 +2944,406 @@ vmpack::formats::hfLinearAsPlanar(const HfQuantLinear &l) {
                    }));
   }
   return out;
+}
+
+// --- Writing compressed-tensors and MLX, and GPTQ from compressed-tensors
+// -----------------------------------------------------------------------
+
+namespace {
+
+/// The true (unsigned) zero point of group g, output r: GPTQ v1's stored
+/// z - 1 plus one; compressed-tensors' z + 2^(bits-1) as stored.
+uint32_t trueZero(const HfQuantLinear &l, uint64_t g, uint64_t r) {
+  return storedZero(l, g, r) + (l.zerosMinusOne ? 1 : 0);
+}
+
+/// Groups along `in`, and elements per group, as the scales hold them
+/// (compressed-tensors' tensor strategy: one group, the one scale).
+uint64_t groupsOf(const HfQuantLinear &l) {
+  return l.oneScale ? 1 : uint64_t(l.in) / l.groupSize;
+}
+
+/// Code [o, i] (unsigned) of a compressed-tensors linear, from its
+/// row-major words (pack_to_int32) or int8 codes (naive).
+uint32_t ctCode(const HfQuantLinear &l, uint64_t o, uint64_t i) {
+  const uint8_t *qw = l.qweight.data;
+  if (l.naive)
+    return uint8_t(qw[o * uint64_t(l.in) + i] + (1u << (l.bits - 1)));
+  const unsigned per = ctPerWord(l.bits);
+  const uint64_t words = (uint64_t(l.in) + per - 1) / per;
+  return (loadU32(qw + (o * words + i / per) * 4) >> (l.bits * (i % per))) &
+         ((1u << l.bits) - 1);
+}
+
+/// Scale type name -> FloatType.
+quant::FloatType floatTypeNamed(const std::string &t) {
+  return t == "f32"   ? quant::FloatType::F32
+         : t == "f16" ? quant::FloatType::F16
+                      : quant::FloatType::BF16;
+}
+
+const char *safetensorsScaleDtype(const std::string &t) {
+  return t == "f32" ? "F32" : t == "f16" ? "F16" : "BF16";
+}
+
+/// The scales [out, groups] (row-major, as compressed-tensors and MLX store
+/// them) of `l`, `repeat` copies of each group's scale in a row.
+TensorSource scalesByRow(const HfQuantLinear &l, std::string name,
+                         uint64_t repeat) {
+  const unsigned sb = l.scaleType == "f32" ? 4 : 2;
+  const uint64_t groups = uint64_t(l.in) / l.groupSize;
+  const uint64_t rowBytes = groups * repeat * sb;
+  const HfQuantLinear *lp = &l;
+  return computed(
+      std::move(name), safetensorsScaleDtype(l.scaleType),
+      {l.out, int64_t(groups * repeat)}, uint64_t(l.out) * rowBytes,
+      [lp, sb, groups, repeat, rowBytes](uint64_t f, uint64_t n, uint8_t *d) {
+        byRows(f, n, rowBytes, d, [&](uint64_t r0, uint64_t c, uint8_t *o) {
+          for (uint64_t r = r0; r < r0 + c; ++r)
+            for (uint64_t k = 0; k < groups * repeat; ++k)
+              std::memcpy(o + (r - r0) * rowBytes + k * sb,
+                          lp->scales.data + scaleIndex(*lp, k / repeat, r) * sb,
+                          sb);
+        });
+      });
+}
+
+StatusOr<std::vector<TensorSource>> linearAsCt(const HfQuantLinear &l,
+                                               const std::string &module,
+                                               const Refusal &refuse) {
+  if (l.method == HfQuantMethod::CompressedTensors)
+    return hfLinearStored(l);
+  if (l.method != HfQuantMethod::Gptq && l.method != HfQuantMethod::Awq)
+    return refuse(std::string(hfQuantMethodName(l.method)) +
+                  " weights have no exact compressed-tensors form here "
+                  "(pack-quantized holds (q - z) * s; MLX's q * s + b and "
+                  "bitsandbytes' tables are not written as it)");
+  const unsigned bits = l.bits, per = ctPerWord(bits);
+  const uint32_t maxq = (1u << bits) - 1, half = 1u << (bits - 1);
+  const uint64_t out = uint64_t(l.out), in = uint64_t(l.in);
+  const uint64_t groups = in / l.groupSize;
+  for (uint64_t g = 0; g < groups; ++g)
+    for (uint64_t r = 0; r < out; ++r) {
+      const uint32_t z = trueZero(l, g, r);
+      if (z > maxq || (l.symmetric && z != half))
+        return refuse("the zero point " + std::to_string(z) + " of group " +
+                      std::to_string(g) + ", output " + std::to_string(r) +
+                      " does not fit " + std::to_string(bits) + " bits");
+    }
+  const HfQuantLinear *lp = &l;
+  std::vector<TensorSource> parts;
+  // weight_packed [out, ceil(in / per)]: pack_to_int32, low bits first.
+  const uint64_t words = (in + per - 1) / per, rowBytes = words * 4;
+  const uint64_t run = l.uniformRun(1);
+  parts.push_back(computed(
+      module + ".weight_packed", "I32", {l.out, int64_t(words)}, out * rowBytes,
+      [lp, per, bits, words, rowBytes, run, in](uint64_t f, uint64_t n,
+                                                uint8_t *d) {
+        byRows(f, n, rowBytes, d, [&](uint64_t r0, uint64_t c, uint8_t *o) {
+          HfRows rows;
+          (void)unpackHfRows(*lp, int64_t(r0), int64_t(c), run, rows);
+          for (uint64_t r = 0; r < c; ++r)
+            for (uint64_t w = 0; w < words; ++w) {
+              uint32_t v = 0;
+              for (unsigned k = 0; k < per && w * per + k < in; ++k)
+                v |= uint32_t(rows.codes[r * in + w * per + k]) << (k * bits);
+              store32le(o + r * rowBytes + w * 4, v);
+            }
+        });
+      }));
+  parts.push_back(computed(module + ".weight_shape", "I64", {2}, 16,
+                           [out, in](uint64_t f, uint64_t n, uint8_t *d) {
+                             int64_t v[2] = {int64_t(out), int64_t(in)};
+                             std::memcpy(d, reinterpret_cast<uint8_t *>(v) + f,
+                                         n);
+                           }));
+  parts.push_back(scalesByRow(l, module + ".weight_scale", 1));
+  if (!l.symmetric) {
+    // weight_zero_point [ceil(out / per), groups]: packed down the rows.
+    const uint64_t zrows = (out + per - 1) / per, zRowBytes = groups * 4;
+    parts.push_back(computed(
+        module + ".weight_zero_point", "I32", {int64_t(zrows), int64_t(groups)},
+        zrows * zRowBytes,
+        [lp, per, bits, groups, zRowBytes, out](uint64_t f, uint64_t n,
+                                                uint8_t *d) {
+          byRows(f, n, zRowBytes, d, [&](uint64_t z0, uint64_t c, uint8_t *o) {
+            for (uint64_t zr = z0; zr < z0 + c; ++zr)
+              for (uint64_t g = 0; g < groups; ++g) {
+                uint32_t v = 0;
+                for (unsigned k = 0; k < per && zr * per + k < out; ++k)
+                  v |= trueZero(*lp, g, zr * per + k) << (k * bits);
+                store32le(o + (zr - z0) * zRowBytes + g * 4, v);
+              }
+          });
+        }));
+  }
+  if (!l.weight.groupIndex.empty())
+    parts.push_back(computed(module + ".weight_g_idx", "I32", {l.in}, in * 4,
+                             [lp](uint64_t f, uint64_t n, uint8_t *d) {
+                               std::memcpy(d,
+                                           reinterpret_cast<const uint8_t *>(
+                                               lp->weight.groupIndex.data()) +
+                                               f,
+                                           n);
+                             }));
+  return parts;
+}
+
+/// The group size an MLX output of `l` takes: the largest of 128, 64 and
+/// 32 that divides l's group size (MLX's group sizes), or 0.
+uint64_t mlxGroupFor(const HfQuantLinear &l) {
+  for (uint64_t g : {128u, 64u, 32u})
+    if (l.groupSize % g == 0)
+      return g;
+  return 0;
+}
+
+StatusOr<std::vector<TensorSource>> linearAsMlx(const HfQuantLinear &l,
+                                                const std::string &module,
+                                                const Refusal &refuse) {
+  if (l.method == HfQuantMethod::Mlx)
+    return hfLinearStored(l);
+  if (l.method == HfQuantMethod::Bitsandbytes || l.fp8)
+    return refuse("its codes are not integers times a scale, MLX affine's "
+                  "q * s + b");
+  const unsigned bits = l.bits;
+  if (bits == 7)
+    return refuse("MLX affine has no 7-bit codes (2, 3, 4, 5, 6, 8)");
+  if (!l.weight.groupIndex.empty())
+    return refuse("MLX affine has no act-order (g_idx)");
+  const uint64_t gm = mlxGroupFor(l);
+  if (gm == 0)
+    return refuse("groups of " + std::to_string(l.groupSize) +
+                  " are not whole groups of 32, 64 or 128 (MLX's)");
+  const uint64_t out = uint64_t(l.out), in = uint64_t(l.in);
+  if (in * bits % 32 != 0)
+    return refuse("a row of " + std::to_string(in) + " " +
+                  std::to_string(bits) +
+                  "-bit codes is not whole 32-bit words");
+  // biases = -(z * s) in the scales' type, checked for every code: MLX's
+  // (q * s) + b must be (q - z) * s, every float32 bit.
+  const quant::FloatType st = floatTypeNamed(l.scaleType);
+  const unsigned sb = l.scaleType == "f32" ? 4 : 2;
+  const uint64_t groups = in / l.groupSize;
+  const uint32_t maxq = (1u << bits) - 1;
+  uint8_t scratch[4];
+  for (uint64_t r = 0; r < out; ++r)
+    for (uint64_t g = 0; g < groups; ++g) {
+      const float s =
+          storedScale(l.scaleType, l.scales.data + scaleIndex(l, g, r) * sb);
+      const uint32_t z = trueZero(l, g, r);
+      const float b = -(float(z) * s);
+      std::string where = "group " + std::to_string(g) + ", output " +
+                          std::to_string(r) + " (scale " + floatWithBits(s) +
+                          ", zero point " + std::to_string(z) + ")";
+      if (!putScale(st, b, scratch))
+        return refuse("the bias -z * s of " + where + " is not exact in " +
+                      quant::floatTypeName(st));
+      for (uint32_t q = 0; q <= maxq; ++q) {
+        const float want = float(int32_t(q) - int32_t(z)) * s;
+        const float got = float(q) * s + b;
+        if (std::memcmp(&want, &got, 4) != 0)
+          return refuse("code " + std::to_string(q) + " of " + where +
+                        " would change from " + floatWithBits(want) + " to " +
+                        floatWithBits(got) + " as q * s + b");
+      }
+    }
+  const HfQuantLinear *lp = &l;
+  std::vector<TensorSource> parts;
+  // weight U32 [out, in * bits / 32]: each row a little-endian bit stream.
+  const uint64_t rowBytes = in * bits / 8;
+  parts.push_back(computed(
+      module + ".weight", "U32", {l.out, int64_t(in * bits / 32)},
+      out * rowBytes,
+      [lp, bits, rowBytes, in](uint64_t f, uint64_t n, uint8_t *d) {
+        byRows(f, n, rowBytes, d, [&](uint64_t r0, uint64_t c, uint8_t *o) {
+          HfRows rows;
+          (void)unpackHfRows(*lp, int64_t(r0), int64_t(c), lp->groupSize, rows);
+          std::memset(o, 0, c * rowBytes);
+          packStreamRange(rows.codes.data(), 0, c * in, bits, 0, c * rowBytes,
+                          o);
+        });
+      }));
+  const uint64_t repeat = l.groupSize / gm;
+  parts.push_back(scalesByRow(l, module + ".scales", repeat));
+  const uint64_t bRowBytes = groups * repeat * sb;
+  parts.push_back(computed(
+      module + ".biases", safetensorsScaleDtype(l.scaleType),
+      {l.out, int64_t(groups * repeat)}, out * bRowBytes,
+      [lp, st, sb, groups, repeat, bRowBytes](uint64_t f, uint64_t n,
+                                              uint8_t *d) {
+        byRows(f, n, bRowBytes, d, [&](uint64_t r0, uint64_t c, uint8_t *o) {
+          for (uint64_t r = r0; r < r0 + c; ++r)
+            for (uint64_t k = 0; k < groups * repeat; ++k) {
+              const uint64_t g = k / repeat;
+              const float s = storedScale(
+                  lp->scaleType, lp->scales.data + scaleIndex(*lp, g, r) * sb);
+              (void)putScale(st, -(float(trueZero(*lp, g, r)) * s),
+                             o + (r - r0) * bRowBytes + k * sb);
+            }
+        });
+      }));
+  return parts;
+}
+
+StatusOr<std::vector<TensorSource>> rowsAsGptq(const HfQuantLinear &l,
+                                               const std::string &module,
+                                               bool v1, const Refusal &refuse) {
+  if (l.fp8 || l.mxfp4)
+    return refuse("its codes are floats, not GPTQ's integers");
+  const unsigned bits = l.bits;
+  if (bits != 2 && bits != 3 && bits != 4 && bits != 8)
+    return refuse("GPTQ has 2-, 3-, 4- and 8-bit codes");
+  const uint64_t out = uint64_t(l.out), in = uint64_t(l.in);
+  if (in * bits % 32 != 0 || out * bits % 32 != 0)
+    return refuse("GPTQ packs whole 32-bit words of codes along in and of "
+                  "zero points along out");
+  const uint64_t groups = groupsOf(l);
+  const uint32_t maxq = (1u << bits) - 1;
+  const int delta = v1 ? -1 : 0;
+  for (uint64_t g = 0; g < groups; ++g)
+    for (uint64_t r = 0; r < out; ++r) {
+      const int z = int(trueZero(l, g, r)) + delta;
+      if (z < 0 || z > int(maxq))
+        return refuse("the zero point " + std::to_string(z - delta) +
+                      " of group " + std::to_string(g) + ", output " +
+                      std::to_string(r) +
+                      (v1 ? " has no v1 form (v1 stores zero - 1 in " +
+                                std::to_string(bits) + " bits)"
+                          : " does not fit"));
+    }
+  const HfQuantLinear *lp = &l;
+  std::vector<TensorSource> parts;
+  // qweight [in * bits / 32, out]: word (w, o) holds bits [32w, 32w + 32)
+  // of output o's code stream along in.
+  const uint64_t rowBytes = out * 4;
+  parts.push_back(computed(
+      module + ".qweight", "I32", {int64_t(in * bits / 32), l.out},
+      in * bits / 32 * rowBytes,
+      [lp, bits, out, rowBytes](uint64_t f, uint64_t n, uint8_t *d) {
+        byRows(f, n, rowBytes, d, [&](uint64_t w0, uint64_t c, uint8_t *o) {
+          for (uint64_t w = w0; w < w0 + c; ++w)
+            for (uint64_t r = 0; r < out; ++r) {
+              uint64_t v = 0;
+              for (uint64_t e = 32 * w / bits; e * bits < 32 * w + 32; ++e) {
+                const int64_t shift = int64_t(e * bits) - int64_t(32 * w);
+                const uint64_t code = ctCode(*lp, r, e);
+                v |= shift >= 0 ? code << shift : code >> -shift;
+              }
+              store32le(o + (w - w0) * rowBytes + r * 4, uint32_t(v));
+            }
+        });
+      }));
+  // qzeros [groups, out * bits / 32]: row g the zero points (v1: minus
+  // one) along out as one bit stream.
+  const uint64_t zRowBytes = out * bits / 8;
+  parts.push_back(computed(
+      module + ".qzeros", "I32", {int64_t(groups), int64_t(out * bits / 32)},
+      groups * zRowBytes,
+      [lp, bits, out, zRowBytes, delta](uint64_t f, uint64_t n, uint8_t *d) {
+        byRows(f, n, zRowBytes, d, [&](uint64_t g0, uint64_t c, uint8_t *o) {
+          std::memset(o, 0, c * zRowBytes);
+          for (uint64_t g = g0; g < g0 + c; ++g) {
+            std::vector<uint8_t> z(out);
+            for (uint64_t r = 0; r < out; ++r)
+              z[r] = uint8_t(int(trueZero(*lp, g, r)) + delta);
+            packStreamRange(z.data(), 0, out, bits, 0, zRowBytes,
+                            o + (g - g0) * zRowBytes);
+          }
+        });
+      }));
+  // scales [groups, out]: compressed-tensors' [out, groups] transposed.
+  const unsigned sb = l.scaleType == "f32" ? 4 : 2;
+  const uint64_t sRowBytes = out * sb;
+  parts.push_back(computed(
+      module + ".scales", safetensorsScaleDtype(l.scaleType),
+      {int64_t(groups), l.out}, groups * sRowBytes,
+      [lp, sb, out, sRowBytes](uint64_t f, uint64_t n, uint8_t *d) {
+        byRows(f, n, sRowBytes, d, [&](uint64_t g0, uint64_t c, uint8_t *o) {
+          for (uint64_t g = g0; g < g0 + c; ++g)
+            for (uint64_t r = 0; r < out; ++r)
+              std::memcpy(o + (g - g0) * sRowBytes + r * sb,
+                          lp->scales.data + scaleIndex(*lp, g, r) * sb, sb);
+        });
+      }));
+  const uint64_t group = l.oneScale ? in : l.groupSize;
+  parts.push_back(
+      computed(module + ".g_idx", "I32", {l.in}, in * 4,
+               [lp, group](uint64_t f, uint64_t n, uint8_t *d) {
+                 byRows(f, n, 4, d, [&](uint64_t i0, uint64_t c, uint8_t *o) {
+                   for (uint64_t i = i0; i < i0 + c; ++i)
+                     store32le(o + 4 * (i - i0),
+                               lp->weight.groupIndex.empty()
+                                   ? uint32_t(i / group)
+                                   : uint32_t(lp->weight.groupIndex[i]));
+                 });
+               }));
+  return parts;
+}
+
+} // namespace
+
+StatusOr<std::string> vmpack::formats::hfTargetConfigJson(
+    std::string_view target,
+    const std::vector<const HfQuantLinear *> &linears) {
+  if (linears.empty())
+    return std::string();
+  const HfQuantLinear &first = *linears.front();
+  const bool channel =
+      std::all_of(linears.begin(), linears.end(), [](const HfQuantLinear *l) {
+        return !l->oneScale && l->groupSize == uint64_t(l->in);
+      });
+  bool sym = true, actorder = false;
+  json targets = json::array();
+  for (const HfQuantLinear *l : linears) {
+    if (l->bits != first.bits || (!channel && l->groupSize != first.groupSize))
+      return Status::unsupported(
+          "tensor " + quoteName(l->weight.name) + " has " +
+          std::to_string(l->bits) + "-bit codes in groups of " +
+          std::to_string(l->groupSize) + ", " + quoteName(first.weight.name) +
+          " " + std::to_string(first.bits) + " in groups of " +
+          std::to_string(first.groupSize) +
+          ": one quantization_config cannot say both");
+    sym = sym && l->symmetric;
+    actorder = actorder || !l->weight.groupIndex.empty();
+    targets.push_back(l->weight.name.substr(0, l->weight.name.size() -
+                                                   std::strlen(".weight")));
+  }
+  nlohmann::ordered_json q;
+  if (target == "mlx") {
+    // mlx_lm/utils.py: "quantization" {group_size, bits} (and the same as
+    // "quantization_config").
+    q["group_size"] = mlxGroupFor(first);
+    q["bits"] = first.bits;
+    return q.dump();
+  }
+  // compressed-tensors' QuantizationConfig (quantization/quant_config.py)
+  // with one config group (QuantizationScheme: targets, weights) whose
+  // targets are the quantized modules by name, so that no other Linear is
+  // taken as quantized.
+  nlohmann::ordered_json w;
+  w["num_bits"] = first.bits;
+  w["type"] = "int";
+  w["symmetric"] = sym;
+  w["strategy"] = channel ? "channel" : "group";
+  if (channel)
+    w["group_size"] = nullptr;
+  else
+    w["group_size"] = first.groupSize;
+  if (actorder)
+    w["actorder"] = "group";
+  else
+    w["actorder"] = nullptr;
+  w["dynamic"] = false;
+  nlohmann::ordered_json group;
+  group["targets"] = nlohmann::ordered_json::parse(targets.dump());
+  group["weights"] = w;
+  group["input_activations"] = nullptr;
+  group["output_activations"] = nullptr;
+  q["quant_method"] = "compressed-tensors";
+  q["format"] = "pack-quantized";
+  q["quantization_status"] = "compressed";
+  q["config_groups"]["group_0"] = group;
+  q["ignore"] = nlohmann::ordered_json::array();
+  return q.dump();
 }

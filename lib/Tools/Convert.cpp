@@ -171,8 +171,8 @@ Status notForHf(const std::string &quant, const std::string &path) {
   return Status::unsupported(
       "--quant=" + quant + ": '" + path +
       "' is a Hugging Face checkpoint, whose quantized weights become q4_0, "
-      "q4_1, q5_0, q5_1 or q8_0 blocks, gptq, gptq_v2 or awq tensors, or "
-      "planar sets; " +
+      "q4_1, q5_0, q5_1 or q8_0 blocks, gptq, gptq_v2, awq, "
+      "compressed-tensors, mlx or bnb-nf4 tensors, or planar sets; " +
       quant + " is for ggml blocks and planar sets");
 }
 
@@ -282,10 +282,22 @@ writeModelDirectory(const ConvertOptions &options,
         firstStored >= m->linears.data() &&
         firstStored < m->linears.data() + m->linears.size())
       owner = m.get();
-  if (owner && !options.quant &&
+  // Written as the input's own compressed-tensors or MLX scheme: the
+  // tensors as stored.
+  const bool ownScheme =
+      owner && options.quant &&
+      ((*options.quant == "compressed-tensors" &&
+        owner->config.method == HfQuantMethod::CompressedTensors) ||
+       (*options.quant == "mlx" &&
+        owner->config.method == HfQuantMethod::Mlx) ||
+       (*options.quant == "bnb-nf4" &&
+        owner->config.method == HfQuantMethod::Bitsandbytes));
+  bool mlx = false;
+  if (owner && (!options.quant || ownScheme) &&
       (owner->config.method == HfQuantMethod::CompressedTensors ||
        owner->config.method == HfQuantMethod::Mlx ||
        owner->config.method == HfQuantMethod::Bitsandbytes)) {
+    mlx = owner->config.method == HfQuantMethod::Mlx;
     // Kept as stored: the input's own quantization object.
     for (const HfQuantLinear *l : quantized)
       if (l->method != owner->config.method)
@@ -296,6 +308,14 @@ writeModelDirectory(const ConvertOptions &options,
                                    hfQuantMethodName(owner->config.method) +
                                    ": one quantization_config cannot say both");
     quantization = owner->config.sourceJson;
+  } else if (!quantized.empty() && options.quant &&
+             (*options.quant == "compressed-tensors" ||
+              *options.quant == "mlx")) {
+    mlx = *options.quant == "mlx";
+    StatusOr<std::string> q = hfTargetConfigJson(*options.quant, quantized);
+    if (!q)
+      return q.status();
+    quantization = std::move(*q);
   } else if (!quantized.empty()) {
     const HfQuantLinear &first = *quantized.front();
     std::string scheme = options.quant ? *options.quant
@@ -331,8 +351,8 @@ writeModelDirectory(const ConvertOptions &options,
         archive::MappedFile::open(inputConfig);
     if (!map)
       return map.status();
-    StatusOr<std::string> text = rewriteHfConfig((*map)->data(), (*map)->size(),
-                                                 quantization, inputConfig);
+    StatusOr<std::string> text = rewriteHfConfig(
+        (*map)->data(), (*map)->size(), quantization, inputConfig, mlx);
     if (!text)
       return text.status();
     config = std::move(*text);
@@ -340,7 +360,7 @@ writeModelDirectory(const ConvertOptions &options,
     std::string empty = "{}";
     StatusOr<std::string> text =
         rewriteHfConfig(reinterpret_cast<const uint8_t *>(empty.data()),
-                        empty.size(), quantization, "config.json");
+                        empty.size(), quantization, "config.json", mlx);
     if (!text)
       return text.status();
     config = std::move(*text);

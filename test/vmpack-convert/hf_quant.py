@@ -1054,14 +1054,21 @@ def unpack_stream(words, bits, count):
 def decode(d):
     """Reads DIR as its config.json says, unpacking with numpy alone, and
     requires the values to equal DIR/reference.npz."""
-    q = json.load(open(os.path.join(d, "config.json")))["quantization_config"]
+    cfg = json.load(open(os.path.join(d, "config.json")))
+    q = cfg["quantization_config"]
     t = read_safetensors(os.path.join(d, "model.safetensors"))
     refs = reference(d)
 
     def arr(name):
         dt, shape, raw = t[name]
-        return np.frombuffer(raw, DTYPES[dt]).reshape(shape)
+        a = np.frombuffer(raw, DTYPES[dt]).reshape(shape)
+        return ((a.astype(np.uint32) << 16).view(np.float32) if dt == "BF16"
+                else a)
 
+    if q.get("quant_method") == "compressed-tensors":
+        return decode_ct(q, arr, refs, set(t))
+    if "quantization" in cfg:
+        return decode_mlx(cfg["quantization"], q, arr, refs)
     for name, ref in refs.items():
         m = name[:-len(".weight")]
         qw, qz, sc = arr(m + ".qweight"), arr(m + ".qzeros"), arr(m + ".scales")
@@ -1205,6 +1212,69 @@ def same_bytes(a, b):
         if x[name][2] != y[name][2]:
             sys.exit("%s: bytes differ" % name)
     print("%d tensors, the same bytes" % len(x))
+
+
+def decode_ct(q, arr, refs, names):
+    """compressed-tensors pack-quantized as unpack_from_int32 and forward.py
+    _dequantize read it: weight_packed rows of int32 words, 32 // bits codes
+    each, low first, minus 2^(bits-1); weight_zero_point packed the same way
+    down the rows; (q - z) * s in float32."""
+    (group,) = q["config_groups"].values()
+    w = group["weights"]
+    bits, per = w["num_bits"], 32 // w["num_bits"]
+    half = 1 << (bits - 1)
+    for name, ref in refs.items():
+        m = name[:-len(".weight")]
+        out_f, in_f = ref.shape
+        if list(arr(m + ".weight_shape")) != [out_f, in_f]:
+            sys.exit("%s: weight_shape differs" % name)
+        words = arr(m + ".weight_packed").view(np.uint32).astype(np.uint64)
+        k = np.arange(in_f)
+        codes = ((words[:, k // per] >> (bits * (k % per)).astype(np.uint64))
+                 & ((1 << bits) - 1)).astype(np.int32) - half
+        sc = arr(m + ".weight_scale").astype(np.float32)
+        gsize = in_f if w["strategy"] == "channel" else w["group_size"]
+        g_idx = (arr(m + ".weight_g_idx") if m + ".weight_g_idx" in names
+                 else np.arange(in_f) // gsize)
+        if w["symmetric"]:
+            zp = np.zeros(sc.shape, np.int32)
+        else:
+            zw = arr(m + ".weight_zero_point").view(np.uint32).astype(np.uint64)
+            r = np.arange(out_f)
+            zp = ((zw[r // per] >> (bits * (r % per)).astype(np.uint64)[:, None])
+                  & ((1 << bits) - 1)).astype(np.int32) - half
+        vals = ((codes - zp[:, g_idx]).astype(np.float32) * sc[:, g_idx])
+        if vals.tobytes() != ref.tobytes():
+            sys.exit("%s: numpy's decode of the compressed-tensors weight "
+                     "differs from the reference" % name)
+    print("%d linears of compressed-tensors/%s decode in numpy to the "
+          "reference" % (len(refs), q["format"]))
+
+
+def decode_mlx(quantization, q, arr, refs):
+    """MLX affine as affine_dequantize reads it: weight rows as little-endian
+    bit streams of `bits`-bit codes, (q * s) + b in float32; config.json's
+    "quantization" and "quantization_config" the same."""
+    if quantization != q:
+        sys.exit("quantization and quantization_config differ")
+    bits, gsize = quantization["bits"], quantization["group_size"]
+    for name, ref in refs.items():
+        m = name[:-len(".weight")]
+        out_f, in_f = ref.shape
+        words = arr(m + ".weight")
+        stream = np.unpackbits(words.view(np.uint8), axis=1,
+                               bitorder="little")
+        codes = (stream.reshape(out_f, in_f, bits).astype(np.int64) <<
+                 np.arange(bits)).sum(axis=2)
+        g = np.arange(in_f) // gsize
+        sc = arr(m + ".scales").astype(np.float32)
+        bi = arr(m + ".biases").astype(np.float32)
+        vals = codes.astype(np.float32) * sc[:, g] + bi[:, g]
+        if vals.astype(np.float32).tobytes() != ref.tobytes():
+            sys.exit("%s: numpy's decode of the MLX weight differs from the "
+                     "reference" % name)
+    print("%d linears of mlx %d-bit, groups of %d decode in numpy to the "
+          "reference" % (len(refs), bits, gsize))
 
 
 def main():

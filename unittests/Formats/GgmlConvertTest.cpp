@@ -163,6 +163,11 @@ TEST(GgmlConvert, ParsesTargetsAndRecords) {
   EXPECT_EQ(parseQuantTarget("planar")->kind, QuantTarget::Planar);
   EXPECT_EQ(parseQuantTarget("ggml")->kind, QuantTarget::Recorded);
   EXPECT_EQ(parseQuantTarget("gptq_v2")->kind, QuantTarget::HfScheme);
+  EXPECT_EQ(parseQuantTarget("compressed-tensors")->kind,
+            QuantTarget::HfScheme);
+  EXPECT_EQ(parseQuantTarget("mlx")->kind, QuantTarget::HfScheme);
+  EXPECT_EQ(parseQuantTarget("bnb-nf4")->kind, QuantTarget::HfScheme);
+  EXPECT_FALSE(parseQuantTarget("bnb-fp4"));
   EXPECT_EQ(parseQuantTarget("Q4_K")->ggmlType, quant::kGgmlQ4_K);
   EXPECT_FALSE(parseQuantTarget("iq2_xxs")); // no planar form
   EXPECT_FALSE(parseQuantTarget("q4"));

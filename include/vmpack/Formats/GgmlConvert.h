@@ -33,7 +33,9 @@ namespace vmpack::formats {
 /// What --quant asks for.
 struct QuantTarget {
   enum Kind {
-    /// gptq, gptq_v2, awq: a Hugging Face scheme (Formats/HfQuant.h).
+    /// gptq, gptq_v2, awq, compressed-tensors, mlx, bnb-nf4: a Hugging Face
+    /// scheme
+    /// (Formats/HfQuant.h).
     HfScheme,
     /// planar: every ggml block tensor with a planar form split.
     Planar,

@@ -298,9 +298,17 @@ StatusOr<TensorSource> hfLinearAsFloats(const HfQuantLinear &linear,
 /// g_idx when present).
 std::vector<TensorSource> hfLinearStored(const HfQuantLinear &linear);
 
-/// `linear` stored as the Hugging Face scheme `target` ("gptq" with v1 zero
-/// points, "gptq_v2" or "awq"), from GPTQ or AWQ (compressed-tensors and
-/// MLX weights are refused, naming the tensor): MODULE.qweight, MODULE.qzeros,
+/// `linear` stored as the Hugging Face scheme `target`: "compressed-tensors"
+/// (pack-quantized weight_packed, weight_shape, weight_scale and, when
+/// asymmetric, weight_zero_point, weight_g_idx with act-order; from GPTQ
+/// and AWQ, compressed-tensors kept as stored), "mlx" (affine weight,
+/// scales, biases = -z * s, every code's value checked; from GPTQ, AWQ
+/// and compressed-tensors without act-order, MLX kept as stored), GPTQ
+/// from compressed-tensors (qweight, qzeros, scales transposed, g_idx),
+/// "bnb-nf4" (bitsandbytes NF4 as stored; everything else refused),
+/// or, as follows, "gptq" with v1 zero
+/// points, "gptq_v2" or "awq", from GPTQ or AWQ (MLX and bitsandbytes
+/// weights are refused, naming the tensor): MODULE.qweight, MODULE.qzeros,
 /// MODULE.scales and, for GPTQ, MODULE.g_idx, built word by word while a
 /// writer asks for them (quant/HfRepack.h). Its own scheme (and GPTQ v1 <->
 /// v2) keeps qweight, scales and g_idx as stored; AWQ <-> GPTQ needs 4-bit
@@ -336,12 +344,27 @@ std::string hfQuantConfigJson(std::string_view target, unsigned bits,
                               int64_t groupSize, bool sym);
 
 /// `configJson` (a config.json) with its "quantization_config" replaced by
-/// `quantization` (JSON text), or removed when that is empty (and MLX's
-/// "quantization" with it); every other key kept in order. A config that is not
+/// `quantization` (JSON text), or removed when that is empty; MLX's
+/// "quantization" kept (or, when absent, written as `quantization`) when
+/// `mlx`, else removed; every other key kept in order. A config that is not
 /// a JSON object is an error naming `where`.
 StatusOr<std::string> rewriteHfConfig(const uint8_t *configJson, size_t size,
                                       const std::string &quantization,
-                                      const std::string &where);
+                                      const std::string &where,
+                                      bool mlx = false);
+
+/// The quantization object (JSON text) of `linears` written as `target`:
+/// "compressed-tensors" (quant_method, format pack-quantized,
+/// quantization_status compressed, one config group whose targets are the
+/// modules by name and whose weights give num_bits, type int, symmetric,
+/// strategy group or channel, group_size, actorder, dynamic; ignore []) as
+/// compressed-tensors' QuantizationConfig and transformers'
+/// CompressedTensorsConfig read it, or "mlx" (group_size, bits) as mlx-lm's
+/// load_model reads config.json's "quantization". Linears of other widths
+/// or group sizes are an error naming the tensor.
+StatusOr<std::string>
+hfTargetConfigJson(std::string_view target,
+                   const std::vector<const HfQuantLinear *> &linears);
 
 /// The initializers of one com.microsoft MatMulNBits node of an ONNX
 /// template (docs/interop.md, "MatMulNBits and DequantizeLinear") that a
