@@ -3289,20 +3289,27 @@ StatusOr<std::string> vmpack::formats::hfTargetConfigJson(
   if (linears.empty())
     return std::string();
   const HfQuantLinear &first = *linears.front();
+  const bool mlx = target == "mlx";
+  // compressed-tensors: groups of the whole row are strategy channel; MLX
+  // writes each weight in groups of mlxGroupFor.
   const bool channel =
+      !mlx &&
       std::all_of(linears.begin(), linears.end(), [](const HfQuantLinear *l) {
         return !l->oneScale && l->groupSize == uint64_t(l->in);
       });
+  auto groupOf = [&](const HfQuantLinear &l) {
+    return mlx ? mlxGroupFor(l) : l.groupSize;
+  };
   bool sym = true, actorder = false;
   json targets = json::array();
   for (const HfQuantLinear *l : linears) {
-    if (l->bits != first.bits || (!channel && l->groupSize != first.groupSize))
+    if (l->bits != first.bits || (!channel && groupOf(*l) != groupOf(first)))
       return Status::unsupported(
           "tensor " + quoteName(l->weight.name) + " has " +
           std::to_string(l->bits) + "-bit codes in groups of " +
-          std::to_string(l->groupSize) + ", " + quoteName(first.weight.name) +
+          std::to_string(groupOf(*l)) + ", " + quoteName(first.weight.name) +
           " " + std::to_string(first.bits) + " in groups of " +
-          std::to_string(first.groupSize) +
+          std::to_string(groupOf(first)) +
           ": one quantization_config cannot say both");
     sym = sym && l->symmetric;
     actorder = actorder || !l->weight.groupIndex.empty();
@@ -3310,7 +3317,7 @@ StatusOr<std::string> vmpack::formats::hfTargetConfigJson(
                                                    std::strlen(".weight")));
   }
   nlohmann::ordered_json q;
-  if (target == "mlx") {
+  if (mlx) {
     // mlx_lm/utils.py: "quantization" {group_size, bits} (and the same as
     // "quantization_config").
     q["group_size"] = mlxGroupFor(first);

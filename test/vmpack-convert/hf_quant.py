@@ -983,6 +983,29 @@ def planar_refusal(spec):
     return None
 
 
+def scheme_expect(spec, scheme):
+    """What --quant=SCHEME does with a SWEEP checkpoint: "decode" (written,
+    numpy decodes it), "same" (its own scheme, kept as stored) or the
+    words of the refusal."""
+    words = spec.split()
+    own = {"compressed-tensors": "ct", "mlx": "mlx"}[scheme]
+    if words[0] == own:
+        return "same"
+    if words[0] == "bnb":
+        return ("bitsandbytes weights have no exact compressed-tensors form"
+                if own == "ct" else "its codes are not integers times a scale")
+    if own == "ct":
+        return ("mlx weights have no exact compressed-tensors form"
+                if words[0] == "mlx" else "decode")
+    if words[:2] == ["ct", "float"]:
+        return "its codes are not integers times a scale"
+    if "act" in words or "runs" in words:
+        return "MLX affine has no act-order"
+    if "asym" in words and "coarse" not in words:
+        return "is not exact in"
+    return "decode"
+
+
 def sweep(convert, work, lib=None):
     """Every SWEEP checkpoint: dequantized to f32, f16 and bf16 equal to
     the reference; GGUF decoded by ggml (with LIB) equal to it, or refused
@@ -1027,6 +1050,25 @@ def sweep(convert, work, lib=None):
                 os.path.exists(out):
             sys.exit("%s --quant=planar: expected a refusal with '%s': %s" %
                      (spec, why, r.stderr))
+        # --quant=compressed-tensors and --quant=mlx: decoded by numpy as
+        # the written config.json says, kept as stored, or refused.
+        for scheme in ("compressed-tensors", "mlx"):
+            out = d + "." + scheme + "/"
+            r = run(convert, "-q", d, "--quant=" + scheme, "-o", out)
+            how = scheme_expect(spec, scheme)
+            if how in ("decode", "same"):
+                if r.returncode:
+                    sys.exit("%s --quant=%s: %s" % (spec, scheme, r.stderr))
+                if how == "same":
+                    same(d, out + "model.safetensors")
+                else:
+                    with open(os.path.join(d, "reference.npz"), "rb") as f:
+                        open(out + "reference.npz", "wb").write(f.read())
+                    decode(out)
+            elif r.returncode != 1 or how not in r.stderr or \
+                    os.path.exists(out):
+                sys.exit("%s --quant=%s: expected a refusal with '%s': %s" %
+                         (spec, scheme, how, r.stderr))
         out = d + ".same.safetensors"
         r = run(convert, "-q", d, "-o", out)
         if r.returncode:
