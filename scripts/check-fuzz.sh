@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds every libFuzzer target of fuzz/ with clang (-DVMPACK_FUZZ=ON:
 # ASan + UBSan, coverage everywhere) into ${BUILD_DIR:-<checkout>/build-fuzz}
-# and runs each for ${VMPACK_FUZZ_SECONDS:-15} seconds, starting from its
+# and runs each for ${VMPACK_FUZZ_SECONDS:-15} seconds (one per core at a
+# time; VMPACK_FUZZ_JOBS), starting from its
 # checked-in corpus (fuzz/corpus/<target>, copied: new inputs stay out of
 # the checkout). A target fails when libFuzzer stops early (a crash, a
 # failed check, a leak, a sanitizer report, a timeout of one input, too
@@ -88,9 +89,9 @@ run_target() {
   return 1
 }
 
-failed=()
-for t in "${targets[@]}"; do
-  status=0
+# fuzz_target TARGET: its run, and the second run described below.
+fuzz_target() {
+  local t=$1 status=0
   run_target "$t" 1 || status=$?
   # Too few inputs, with nothing wrong found, can be a run that wandered
   # into large inputs (a JSON header of several kilobytes costs
@@ -102,7 +103,27 @@ for t in "${targets[@]}"; do
     status=0
     run_target "$t" 2 || status=$?
   fi
-  ((status == 0)) || failed+=("$t")
+  return $status
+}
+
+# The targets run ${VMPACK_FUZZ_JOBS:-one per core} at a time, each with
+# its own output, printed in order when all are done.
+parallel=${VMPACK_FUZZ_JOBS:-$(nproc)}
+for t in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= parallel)); do
+    wait -n || true
+  done
+  (
+    s=0
+    fuzz_target "$t" >"$work/$t.out" 2>&1 || s=$?
+    echo "$s" >"$work/$t.status"
+  ) &
+done
+wait
+failed=()
+for t in "${targets[@]}"; do
+  cat "$work/$t.out"
+  [ "$(cat "$work/$t.status" 2>/dev/null)" = 0 ] || failed+=("$t")
 done
 if ((${#failed[@]})); then
   echo "check-fuzz: ${#failed[@]} target(s) failed: ${failed[*]}; inputs and logs in $work" >&2
