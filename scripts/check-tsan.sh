@@ -23,7 +23,11 @@ if ! command -v "$cxx" >/dev/null 2>&1; then
   echo "check-tsan: $cxx not found (scripts/install-deps.sh installs clang-22)" >&2
   exit 1
 fi
+# -O1 with line tables: ThreadSanitizer's documented minimum optimization
+# (reports name the file and line), built faster than at -O2 -g.
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DVMPACK_TSAN=ON \
   -DVMPACK_BUILD_BENCHMARKS=OFF -DVMPACK_ENABLE_PYTHON=ON "$@" >/dev/null
 tests=(VmpackArchiveTests VmpackFormatsTests VmpackQuantTests
