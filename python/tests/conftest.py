@@ -2,6 +2,7 @@
 """Shared fixtures: where the build and the sources are, and modules the
 compiler makes from MLIR the tests write."""
 
+import importlib.util
 import os
 import pathlib
 
@@ -19,6 +20,38 @@ needs_compiler = pytest.mark.skipif(
     not vmpack._vmpack.HAS_COMPILER,
     reason="vmpack was built without MLIR (-DVMPACK_ENABLE_MLIR=OFF): "
     "vmpack.compile is not available")
+
+
+# llama.cpp's libggml-base.so (npm @node-llama-cpp/linux-x64, installed by
+# scripts/install-npm-deps.sh), or the one VMPACK_GGML_BASE_LIB names.
+GGML_LIB = os.environ.get("VMPACK_GGML_BASE_LIB") or str(
+    SOURCE_DIR / "third_party" / "npm" / "node_modules" / "@node-llama-cpp" /
+    "linux-x64" / "bins" / "linux-x64" / "libggml-base.so")
+
+
+def ggml_script():
+    """test/vmpack-convert/ggml_dequant.py: ggml's quantizer, GGUF writer
+    and reader through ctypes."""
+    spec = importlib.util.spec_from_file_location(
+        "ggml_dequant", SOURCE_DIR / "test" / "vmpack-convert" /
+        "ggml_dequant.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def ggml_file(tmp_path_factory):
+    """(script, lib, path): a GGUF file of blocks ggml itself quantized and
+    wrote (ggml_dequant.py's write), or a skip saying why not."""
+    if not os.path.exists(GGML_LIB):
+        pytest.skip(f"llama.cpp's libggml-base.so is not at {GGML_LIB} (run "
+                    "scripts/install-npm-deps.sh or set VMPACK_GGML_BASE_LIB)")
+    script = ggml_script()
+    lib = script.load(GGML_LIB)
+    path = tmp_path_factory.mktemp("ggml") / "g.gguf"
+    script.write(lib, str(path))
+    return script, lib, path
 
 
 def foreign_env():

@@ -11,28 +11,13 @@ rounding of the float32 values (to nearest even), bfloat16 the nearest-even
 rounding of their bits."""
 
 import ctypes
-import importlib.util
-import os
 import subprocess
 
 import numpy as np
 import pytest
 
 import vmpack
-from conftest import BUILD_DIR, SOURCE_DIR
-
-GGML_LIB = os.environ.get("VMPACK_GGML_BASE_LIB") or str(
-    SOURCE_DIR / "third_party" / "npm" / "node_modules" / "@node-llama-cpp" /
-    "linux-x64" / "bins" / "linux-x64" / "libggml-base.so")
-
-
-def ggml_script():
-    spec = importlib.util.spec_from_file_location(
-        "ggml_dequant", SOURCE_DIR / "test" / "vmpack-convert" /
-        "ggml_dequant.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from conftest import BUILD_DIR
 
 
 def bf16_bits(f32):
@@ -54,18 +39,6 @@ def check_rounded(segment, ref):
     bf16 = segment.dequantize("bfloat16")
     assert bf16.dtype == np.uint16 and bf16.shape == ref.shape
     assert np.array_equal(bf16[finite], bf16_bits(ref)[finite])
-
-
-@pytest.fixture(scope="module")
-def ggml_file(tmp_path_factory):
-    if not os.path.exists(GGML_LIB):
-        pytest.skip(f"llama.cpp's libggml-base.so is not at {GGML_LIB} (run "
-                    "scripts/install-npm-deps.sh or set VMPACK_GGML_BASE_LIB)")
-    script = ggml_script()
-    lib = script.load(GGML_LIB)
-    path = tmp_path_factory.mktemp("ggml") / "g.gguf"
-    script.write(lib, str(path))
-    return script, lib, path
 
 
 def test_matches_ggml(ggml_file):

@@ -15,9 +15,7 @@ of vmpack, into the parts of docs/quant.md's table. The tests without
 ggml build planar weights from random values and check the blocks
 save_file joins them into with the same decoder."""
 
-import importlib.util
 import json
-import os
 import struct
 import subprocess
 
@@ -25,11 +23,7 @@ import numpy as np
 import pytest
 
 import vmpack
-from conftest import BUILD_DIR, SOURCE_DIR
-
-GGML_LIB = os.environ.get("VMPACK_GGML_BASE_LIB") or str(
-    SOURCE_DIR / "third_party" / "npm" / "node_modules" / "@node-llama-cpp" /
-    "linux-x64" / "bins" / "linux-x64" / "libggml-base.so")
+from conftest import BUILD_DIR
 
 # Block sizes and bytes (ggml-common.h: QK4_0 = QK8_0 = QK_MXFP4 = 32,
 # QK_K = 256, and the sizeof of each block struct).
@@ -197,27 +191,6 @@ def same_values(a, b):
 
 
 # --- ggml's own blocks ---------------------------------------------------
-
-def ggml_script():
-    spec = importlib.util.spec_from_file_location(
-        "ggml_dequant", SOURCE_DIR / "test" / "vmpack-convert" /
-        "ggml_dequant.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def ggml_file(tmp_path_factory):
-    if not os.path.exists(GGML_LIB):
-        pytest.skip(f"llama.cpp's libggml-base.so is not at {GGML_LIB} (run "
-                    "scripts/install-npm-deps.sh or set VMPACK_GGML_BASE_LIB)")
-    script = ggml_script()
-    lib = script.load(GGML_LIB)
-    path = tmp_path_factory.mktemp("ggml") / "g.gguf"
-    script.write(lib, str(path))
-    return script, lib, path
-
 
 def ggml_tensors(ggml_file, path):
     """name -> (ggml type number, bytes), by ggml's own gguf reader."""
