@@ -32,7 +32,9 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DVMPACK_BUILD_BENCHMARKS=OFF -DVMPACK_ENABLE_PYTHON=ON "$@" >/dev/null
 tests=(VmpackArchiveTests VmpackFormatsTests VmpackQuantTests
   VmpackDequantizeTests VmpackRuntimeTests VmpackTargetTests)
-tools=(vmpack-gen vmpack-compile vmpack-convert vmpack-dump)
+# vmpack-formats-testgen writes the GGUF blocks test_dequantize.py decodes
+# on several threads.
+tools=(vmpack-gen vmpack-compile vmpack-convert vmpack-dump vmpack-formats-testgen)
 cmake --build "$build" --target "${tests[@]}" "${tools[@]}" _vmpack
 
 export TSAN_OPTIONS="halt_on_error=1 abort_on_error=0 exitcode=66 second_deadlock_stack=1 suppressions=$root/scripts/tsan.supp"
