@@ -14,8 +14,10 @@
 #include "vmpack/Formats/DequantizeTensor.h"
 
 #include "BoundedJson.h"
+#include "vmpack/Formats/GgmlConvert.h"
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/TypeTable.h"
+#include "vmpack/Pack/Convert.h"
 #include "vmpack/Quant/GgmlTypes.h"
 #include "vmpack/Quant/HfRepack.h"
 
@@ -45,6 +47,8 @@ const char *vmpack::formats::hfQuantMethodName(HfQuantMethod method) {
     return "mlx";
   case HfQuantMethod::Bitsandbytes:
     return "bitsandbytes";
+  case HfQuantMethod::Planar:
+    return "planar";
   }
   return "?";
 }
@@ -673,6 +677,40 @@ uint32_t streamCode(const uint8_t *words, uint64_t e, unsigned bits) {
   return uint32_t(v & ((1u << bits) - 1));
 }
 
+/// Element `e` (bits wide, bits <= 8) of a little-endian bit stream of
+/// `length` bytes (the `packed` layout), read a byte at a time.
+uint32_t packedCode(const uint8_t *data, uint64_t length, uint64_t e,
+                    unsigned bits) {
+  const uint64_t bit = e * bits, at = bit >> 3;
+  uint32_t v = data[at];
+  if (at + 1 < length)
+    v |= uint32_t(data[at + 1]) << 8;
+  return (v >> (bit & 7)) & ((1u << bits) - 1);
+}
+
+/// Elements [e0, e0 + count) of a `packed` stream of `length` bytes, one
+/// per byte at `out`.
+void unpackPacked(const uint8_t *data, uint64_t length, uint64_t e0,
+                  uint64_t count, unsigned bits, uint8_t *out) {
+  if (bits == 8) {
+    std::memcpy(out, data + e0, count);
+    return;
+  }
+  if (bits == 4 && e0 % 2 == 0) {
+    const uint8_t *p = data + e0 / 2;
+    uint64_t k = 0;
+    for (; k + 1 < count; k += 2, ++p) {
+      out[k] = *p & 15;
+      out[k + 1] = *p >> 4;
+    }
+    if (k < count)
+      out[k] = *p & 15;
+    return;
+  }
+  for (uint64_t k = 0; k < count; ++k)
+    out[k] = uint8_t(packedCode(data, length, e0 + k, bits));
+}
+
 /// AWQ GEMM's order: nibble k of a word holds column kAwqOrder[k] of its 8;
 /// column j is in nibble kAwqNibble[j].
 constexpr unsigned kAwqNibble[8] = {0, 4, 1, 5, 2, 6, 3, 7};
@@ -716,6 +754,13 @@ uint32_t storedZero(const HfQuantLinear &l, uint64_t g, uint64_t r) {
     uint32_t w = loadU32(l.qzeros.data + ((r / per) * groups + g) * 4);
     return (w >> (l.bits * (r % per))) & ((1u << l.bits) - 1);
   }
+  if (l.method == HfQuantMethod::Planar) {
+    // NAME.m [out, in / G], packed; none when symmetric.
+    if (!l.qzeros.data)
+      return 1u << (l.bits - 1);
+    return packedCode(l.qzeros.data, l.qzeros.info.length,
+                      r * (uint64_t(l.in) / l.groupSize) + g, l.bits);
+  }
   uint32_t w = loadU32(l.qzeros.data + (g * (l.out / 8) + r / 8) * 4);
   return (w >> (4 * kAwqNibble[r % 8])) & 15;
 }
@@ -752,7 +797,7 @@ void describeScheme(HfQuantLinear &l) {
   s.codeType = "ui" + std::to_string(l.bits);
   s.groupSize = l.groupSize;
   s.scales = {{l.scaleType, l.groupSize}};
-  if (l.method == HfQuantMethod::Mlx) {
+  if (l.affine) {
     s.offsetKind = quant::OffsetKind::AddMinimum;
     s.offsets = {{l.scaleType, l.groupSize}};
   } else {
@@ -1050,6 +1095,7 @@ Status checkMlxLinear(HfQuantLinear &l, const HfQuantConfig &config) {
   l.bits = args.bits;
   l.groupSize = uint64_t(args.groupSize);
   l.symmetric = false;
+  l.affine = true;
   describeScheme(l);
   return Status::ok();
 }
@@ -1685,6 +1731,297 @@ vmpack::formats::openHfQuantModel(const std::string &path,
   return model;
 }
 
+// --- Group planar sets
+// ---------------------------------------------------------
+
+StatusOr<HfPlanarSet> vmpack::formats::checkHfPlanarSet(
+    const std::string &name,
+    const std::vector<quant::PlanarTensorInfo> &parts) {
+  const std::string record = planarRecordKey(name);
+  auto bad = [&](const std::string &part, const std::string &why) {
+    return Status::formatError("tensor " + quoteName(part) +
+                               " of the group planar set recorded by " +
+                               quoteName(record) + ": " + why);
+  };
+  const quant::PlanarTensorInfo *q = nullptr, *d = nullptr, *m = nullptr;
+  for (const quant::PlanarTensorInfo &p : parts) {
+    const std::string suffix =
+        p.name.substr(std::min(p.name.size(), name.size() + 1));
+    const quant::PlanarTensorInfo **slot = suffix == "q"   ? &q
+                                           : suffix == "d" ? &d
+                                           : suffix == "m" ? &m
+                                                           : nullptr;
+    if (!slot || p.name.compare(0, name.size() + 1, name + ".") != 0)
+      return bad(p.name, "a group planar set has the parts " +
+                             quoteName(name + ".q") + ", " +
+                             quoteName(name + ".d") + " and " +
+                             quoteName(name + ".m") + " only");
+    if (*slot)
+      return bad(p.name, "stored twice");
+    *slot = &p;
+  }
+  if (!q)
+    return bad(name + ".q", "missing (the codes)");
+  if (!d)
+    return bad(name + ".d", "missing (the scales)");
+  HfPlanarSet set;
+  set.name = name;
+  // The codes: siN or uiN, N 2..8, [out, in], packed.
+  const std::string &qt = q->type;
+  const bool signedCodes = qt.compare(0, 2, "si") == 0;
+  unsigned bits = 0;
+  if ((signedCodes || qt.compare(0, 2, "ui") == 0) && qt.size() == 3 &&
+      qt[2] >= '2' && qt[2] <= '8')
+    bits = unsigned(qt[2] - '0');
+  if (!bits)
+    return bad(q->name, "the codes are si2..si8 or ui2..ui8, not " + qt);
+  if (q->shape.size() != 2 || q->shape[0] <= 0 || q->shape[1] <= 0)
+    return bad(q->name,
+               "the codes are 2-D [out, in], not " + shapeText(q->shape));
+  set.bits = bits;
+  set.symmetric = signedCodes;
+  set.out = q->shape[0];
+  set.in = q->shape[1];
+  const uint64_t codeBytes =
+      (uint64_t(set.out) * uint64_t(set.in) * bits + 7) / 8;
+  if (q->byteLength != codeBytes)
+    return bad(q->name, std::to_string(q->byteLength) + " bytes, not the " +
+                            std::to_string(codeBytes) + " of its packed codes");
+  // The scales: [out, in / G].
+  if (d->type != "f16" && d->type != "bf16" && d->type != "f32")
+    return bad(d->name, "the scales are f16, bf16 or f32, not " + d->type);
+  set.scaleType = d->type;
+  if (d->shape.size() != 2 || d->shape[0] != set.out || d->shape[1] <= 0 ||
+      set.in % d->shape[1] != 0)
+    return bad(d->name, "the scales are [" + std::to_string(set.out) +
+                            ", groups] with groups dividing " +
+                            std::to_string(set.in) + ", not " +
+                            shapeText(d->shape));
+  const uint64_t units = uint64_t(d->shape[1]);
+  set.groupSize = uint64_t(set.in) / units;
+  const unsigned sb = set.scaleType == "f32" ? 4 : 2;
+  if (d->byteLength != uint64_t(set.out) * units * sb)
+    return bad(d->name, std::to_string(d->byteLength) + " bytes, not " +
+                            std::to_string(uint64_t(set.out) * units * sb));
+  // The offsets: none for signed codes; uiN zero points or biases.
+  if (signedCodes && m)
+    return bad(m->name, "signed (" + qt +
+                            ") codes are symmetric, f(q) * d, and have no "
+                            "zero points or biases");
+  if (!signedCodes && !m)
+    return bad(name + ".m", "missing: unsigned (" + qt +
+                                ") codes need zero points (ui" +
+                                std::to_string(bits) + ") or biases (" +
+                                set.scaleType + ")");
+  if (m) {
+    set.affine = m->type == set.scaleType;
+    if (!set.affine && m->type != qt)
+      return bad(m->name, "the offsets are " + qt + " zero points or " +
+                              set.scaleType + " biases, not " + m->type);
+    if (m->shape != d->shape)
+      return bad(m->name, "the offsets have the scales' shape " +
+                              shapeText(d->shape) + ", not " +
+                              shapeText(m->shape));
+    const uint64_t want =
+        set.affine ? d->byteLength : (uint64_t(set.out) * units * bits + 7) / 8;
+    if (m->byteLength != want)
+      return bad(m->name, std::to_string(m->byteLength) + " bytes, not " +
+                              std::to_string(want));
+  }
+  quant::QuantScheme &sc = set.scheme;
+  sc.name = "planar.group";
+  sc.codeType = qt;
+  sc.groupSize = set.groupSize;
+  sc.scales = {{set.scaleType, set.groupSize}};
+  if (set.affine) {
+    sc.offsetKind = quant::OffsetKind::AddMinimum;
+    sc.offsets = {{set.scaleType, set.groupSize}};
+  } else if (m) {
+    sc.offsetKind = quant::OffsetKind::ZeroPoint;
+    sc.offsets = {{qt, set.groupSize}};
+  }
+  return set;
+}
+
+namespace {
+
+/// Adds NAME to `names` for a record vmpack.planar.NAME = "group".
+void addPlanarRecord(std::vector<std::string> &names, const std::string &key,
+                     const std::string &value) {
+  const std::string prefix = planarRecordKey("");
+  if (key.compare(0, prefix.size(), prefix) == 0 && value == kHfPlanarRecord &&
+      std::find(names.begin(), names.end(), key.substr(prefix.size())) ==
+          names.end())
+    names.push_back(key.substr(prefix.size()));
+}
+
+Status planarLinears(HfQuantModel &model, std::vector<TensorSource> all,
+                     const std::vector<std::string> &recorded,
+                     const std::string &where);
+
+} // namespace
+
+std::vector<std::string>
+vmpack::formats::hfPlanarRecords(const StringMetadata &metadata) {
+  std::vector<std::string> names;
+  for (const auto &[key, value] : metadata)
+    addPlanarRecord(names, key, value);
+  return names;
+}
+
+std::vector<std::string> vmpack::formats::hfPlanarRecords(
+    const std::vector<std::unique_ptr<WeightFile>> &files) {
+  std::vector<std::string> names;
+  for (const std::unique_ptr<WeightFile> &f : files) {
+    for (const auto &[key, value] : f->stringMetadata)
+      addPlanarRecord(names, key, value);
+    for (const GgufKeyValue &kv : f->ggufMetadata)
+      if (kv.value.type == GgufType::String && kv.value.strings.size() == 1)
+        addPlanarRecord(names, kv.key, kv.value.strings[0]);
+  }
+  return names;
+}
+
+StatusOr<std::unique_ptr<HfQuantModel>> vmpack::formats::openHfPlanarModel(
+    std::vector<std::unique_ptr<WeightFile>> files, const std::string &where) {
+  auto model = std::make_unique<HfQuantModel>();
+  const std::vector<std::string> recorded = hfPlanarRecords(files);
+  model->files = std::move(files);
+  std::vector<TensorSource> all;
+  for (const std::unique_ptr<WeightFile> &f : model->files)
+    for (TensorSource &s : f->sources())
+      all.push_back(std::move(s));
+  if (Status s = planarLinears(*model, std::move(all), recorded, where); !s)
+    return s;
+  return model;
+}
+
+StatusOr<std::unique_ptr<HfQuantModel>>
+vmpack::formats::openHfPlanarModel(std::vector<TensorSource> tensors,
+                                   const StringMetadata &metadata,
+                                   const std::string &where) {
+  auto model = std::make_unique<HfQuantModel>();
+  if (Status s = planarLinears(*model, std::move(tensors),
+                               hfPlanarRecords(metadata), where);
+      !s)
+    return s;
+  return model;
+}
+
+namespace {
+
+/// `model`'s linears (the sets `recorded` names) and others from `all`.
+Status planarLinears(HfQuantModel &modelRef, std::vector<TensorSource> all,
+                     const std::vector<std::string> &recorded,
+                     const std::string &where) {
+  HfQuantModel *model = &modelRef;
+  model->config.method = HfQuantMethod::Planar;
+  model->config.where = where;
+  std::map<std::string, size_t> byName;
+  for (size_t i = 0; i < all.size(); ++i)
+    byName.emplace(all[i].info.name, i);
+  std::vector<int64_t> linearAt(all.size(), -1);
+  std::vector<bool> used(all.size(), false);
+  for (const std::string &name : recorded) {
+    if (!byName.count(name + ".q"))
+      return Status::formatError(
+          "'" + where + "': metadata key " + quoteName(planarRecordKey(name)) +
+          " records a group planar set, but there is no tensor " +
+          quoteName(name + ".q"));
+    std::vector<quant::PlanarTensorInfo> infos;
+    std::vector<size_t> members;
+    for (size_t j = 0; j < all.size(); ++j) {
+      const TensorInfo &t = all[j].info;
+      if (t.name.compare(0, name.size() + 1, name + ".") != 0)
+        continue;
+      if (t.isOpaque())
+        return Status::formatError(
+            "'" + where + "': tensor " + quoteName(t.name) +
+            " is ggml blocks, not a part of the group planar set recorded "
+            "by " +
+            quoteName(planarRecordKey(name)));
+      std::string type = toString(t.elementType);
+      if (type.size() > 1 && type[0] == 'i' &&
+          type.find_first_not_of("0123456789", 1) == std::string::npos)
+        type = "s" + type; // signless codes read back from safetensors/GGUF
+      std::optional<uint64_t> packed =
+          storedSize(t.elementType, t.shape, Encoding::Packed);
+      infos.push_back({t.name, type, t.shape, packed ? *packed : t.length});
+      members.push_back(j);
+    }
+    StatusOr<HfPlanarSet> set = checkHfPlanarSet(name, infos);
+    if (!set)
+      return set.status().withContext("'" + where + "': ");
+    HfQuantLinear l;
+    l.method = HfQuantMethod::Planar;
+    l.weight.name = name;
+    l.weight.scheme = set->scheme;
+    l.weight.shape = {set->out, set->in};
+    l.weight.axis = 1;
+    l.bits = set->bits;
+    l.groupSize = set->groupSize;
+    l.out = set->out;
+    l.in = set->in;
+    l.symmetric = set->symmetric;
+    l.affine = set->affine;
+    l.scaleType = set->scaleType;
+    for (size_t j : members) {
+      TensorSource t = all[j];
+      used[j] = true;
+      // The bytes in the `packed` layout, in memory: a part stored in
+      // another .vmpk encoding (or computed) is converted once.
+      const uint64_t packed =
+          *storedSize(t.info.elementType, t.info.shape, Encoding::Packed);
+      const uint32_t width = t.info.elementType.scalarBits();
+      const bool same = t.info.encoding == Encoding::Packed ||
+                        (width % 8 == 0 && t.info.length == packed);
+      if (!same || !t.data) {
+        std::vector<uint8_t> stored(t.info.length);
+        if (t.data)
+          std::memcpy(stored.data(), t.data, stored.size());
+        else if (t.produce)
+          t.produce(0, stored.size(), stored.data());
+        else
+          return Status::formatError("'" + where + "': tensor " +
+                                     quoteName(t.info.name) +
+                                     " has no bytes in memory");
+        auto bytes = std::make_unique<std::vector<uint8_t>>(packed);
+        if (same)
+          *bytes = std::move(stored);
+        else
+          vmpack::convert(t.info.encoding, Encoding::Packed, width,
+                          stored.data(), bytes->data(),
+                          *numElements(t.info.shape) *
+                              t.info.elementType.scalarsPerElement());
+        t.data = bytes->data();
+        t.produce = nullptr;
+        t.fd = -1; // not the stored bytes any more
+        t.fileOffset = 0;
+        t.info.encoding = Encoding::Packed;
+        t.info.length = packed;
+        model->owned.push_back(std::move(bytes));
+      }
+      const std::string suffix = t.info.name.substr(name.size() + 1);
+      (suffix == "q"   ? l.qweight
+       : suffix == "d" ? l.scales
+                       : l.qzeros) = std::move(t);
+    }
+    linearAt[byName.at(name + ".q")] = int64_t(model->linears.size());
+    model->linears.push_back(std::move(l));
+  }
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (linearAt[i] >= 0)
+      model->order.push_back({linearAt[i], 0});
+    else if (!used[i]) {
+      model->order.push_back({-1, model->others.size()});
+      model->others.push_back(std::move(all[i]));
+    }
+  }
+  return Status::ok();
+}
+
+} // namespace
+
 // --- Unpacking
 // -----------------------------------------------------------------
 
@@ -1750,6 +2087,16 @@ Status vmpack::formats::unpackHfRows(const HfQuantLinear &l, int64_t first,
       for (uint64_t e = 0; e < in; ++e)
         dst[e] = uint8_t(streamCode(src, e, l.bits));
     }
+  } else if (l.method == HfQuantMethod::Planar) {
+    // NAME.q [out, in], packed: uiN codes as stored, siN codes q - 2^(N-1)
+    // (two's complement: the top bit flipped gives q).
+    unpackPacked(qw, l.qweight.info.length, uint64_t(first) * in,
+                 uint64_t(count) * in, l.bits, codes);
+    if (l.symmetric) {
+      const uint8_t flip = uint8_t(1u << (l.bits - 1));
+      for (uint64_t e = 0; e < uint64_t(count) * in; ++e)
+        codes[e] ^= flip;
+    }
   } else if (l.method == HfQuantMethod::CompressedTensors) {
     if (l.naive) {
       // weight I8 [out, in]: q + 2^(bits-1), as pack_to_int32 stores it.
@@ -1790,7 +2137,7 @@ Status vmpack::formats::unpackHfRows(const HfQuantLinear &l, int64_t first,
   }
   // Scales and zero points (MLX: biases) of each run.
   const uint8_t *sc = l.scales.data;
-  const bool biases = l.method == HfQuantMethod::Mlx;
+  const bool biases = l.affine;
   if (biases)
     rows.zeros.resize(uint64_t(count) * units * sb);
   for (int64_t r = first; r < first + count; ++r)
@@ -1841,20 +2188,20 @@ std::string vmpack::formats::describeHfLinear(const HfQuantLinear &l) {
                 ? std::string("one scale per output row")
                 : "groups of " + std::to_string(l.groupSize)) +
            ", " + l.scaleType + " scales";
-  std::string s =
-      std::string(hfQuantMethodName(l.method)) +
-      (l.method == HfQuantMethod::CompressedTensors
-           ? l.naive ? " naive-quantized" : " pack-quantized"
-       : l.method == HfQuantMethod::Mlx ? " affine"
-                                        : "") +
-      " " + std::to_string(l.bits) + "-bit, " +
-      (l.oneScale ? std::string("one scale per tensor")
-                  : "groups of " + std::to_string(l.groupSize)) +
-      ", " + l.scaleType +
-      (l.method == HfQuantMethod::Mlx ? " scales and biases" : " scales");
+  std::string s = std::string(hfQuantMethodName(l.method)) +
+                  (l.method == HfQuantMethod::CompressedTensors
+                       ? l.naive ? " naive-quantized" : " pack-quantized"
+                   : l.method == HfQuantMethod::Mlx    ? " affine"
+                   : l.method == HfQuantMethod::Planar ? " group"
+                                                       : "") +
+                  " " + std::to_string(l.bits) + "-bit, " +
+                  (l.oneScale ? std::string("one scale per tensor")
+                              : "groups of " + std::to_string(l.groupSize)) +
+                  ", " + l.scaleType +
+                  (l.affine ? " scales and biases" : " scales");
   if (l.method == HfQuantMethod::Gptq)
     s += l.zerosMinusOne ? ", v1 zero points" : ", v2 zero points";
-  if (l.method != HfQuantMethod::Mlx)
+  if (!l.affine)
     s += l.symmetric ? ", symmetric" : ", asymmetric";
   if (!l.weight.groupIndex.empty())
     s += ", act-order";
@@ -2001,7 +2348,7 @@ vmpack::formats::hfGgmlTarget(const HfQuantLinear &l,
                           "1 and their negatives)") +
         " times a float32 absmax per block are no ggml block type's values, "
         "so none holds them exactly; --dequantize writes floats");
-  const bool mlx = l.method == HfQuantMethod::Mlx;
+  const bool mlx = l.affine;
   uint32_t type =
       requested.value_or(mlx ? (l.bits == 4   ? quant::kGgmlQ4_1
                                 : l.bits == 5 ? quant::kGgmlQ5_1
@@ -2304,9 +2651,9 @@ vmpack::formats::hfLinearAsMatMulNBits(const HfQuantLinear &l,
                                describeHfLinear(l) + ") as MatMulNBits " +
                                quoteName(t.codes.name) + ": " + why);
   };
-  if (l.method == HfQuantMethod::Mlx)
-    return refuse("MLX weights are q * scale + bias, and MatMulNBits holds "
-                  "(q - zero point) * scale");
+  if (l.affine)
+    return refuse("its values are q * scale + bias (MLX affine), and "
+                  "MatMulNBits holds (q - zero point) * scale");
   if (l.method == HfQuantMethod::Bitsandbytes)
     return refuse("bitsandbytes codes index a table of values (NF4, FP4), "
                   "and MatMulNBits holds (q - zero point) * scale");
@@ -2529,6 +2876,12 @@ vmpack::formats::hfLinearStored(const HfQuantLinear &l) {
     out.push_back(l.qzeros);
     return out;
   }
+  if (l.method == HfQuantMethod::Planar) {
+    out.push_back(l.scales);
+    if (l.qzeros.data)
+      out.push_back(l.qzeros);
+    return out;
+  }
   if (l.method == HfQuantMethod::CompressedTensors) {
     out.push_back(l.scales);
     if (l.qzeros.data)
@@ -2589,6 +2942,9 @@ StatusOr<std::vector<TensorSource>> linearAsMlx(const HfQuantLinear &l,
 StatusOr<std::vector<TensorSource>> rowsAsGptq(const HfQuantLinear &l,
                                                const std::string &module,
                                                bool v1, const Refusal &refuse);
+StatusOr<std::vector<TensorSource>> rowsAsAwq(const HfQuantLinear &l,
+                                              const std::string &module,
+                                              const Refusal &refuse);
 
 } // namespace
 
@@ -2628,13 +2984,10 @@ vmpack::formats::hfLinearAsScheme(const HfQuantLinear &l,
         "the Hugging Face schemes vmpack writes are gptq, gptq_v2, awq, "
         "compressed-tensors and mlx, not '" +
         std::string(target) + "'");
-  if (toGptq && l.method == HfQuantMethod::CompressedTensors)
-    return rowsAsGptq(l, module, target == "gptq", refuse);
+  // From compressed-tensors, MLX and planar sets: code by code.
   if (l.method != HfQuantMethod::Gptq && l.method != HfQuantMethod::Awq)
-    return refuse(std::string("rewriting ") + hfQuantMethodName(l.method) +
-                  " weights as " + std::string(target) +
-                  " is not supported (a ggml type, --dequantize or the "
-                  "weights as stored are)");
+    return toGptq ? rowsAsGptq(l, module, target == "gptq", refuse)
+                  : rowsAsAwq(l, module, refuse);
   const bool fromAwq = l.method == HfQuantMethod::Awq;
   const bool v1 = target == "gptq";
   // True zero z is stored as z - 1 in v1.
@@ -2743,7 +3096,7 @@ vmpack::formats::hfLinearAsScheme(const HfQuantLinear &l,
 
 std::string vmpack::formats::hfQuantConfigJson(std::string_view target,
                                                unsigned bits, int64_t groupSize,
-                                               bool sym) {
+                                               bool sym, bool descAct) {
   json q = json::object();
   if (target == "awq") {
     q["quant_method"] = "awq";
@@ -2755,7 +3108,7 @@ std::string vmpack::formats::hfQuantConfigJson(std::string_view target,
     q["quant_method"] = "gptq";
     q["bits"] = bits;
     q["group_size"] = groupSize;
-    q["desc_act"] = false;
+    q["desc_act"] = descAct;
     q["sym"] = sym;
     q["checkpoint_format"] = std::string(target);
   }
@@ -2864,6 +3217,8 @@ vmpack::formats::hfLinearAsPlanar(const HfQuantLinear &l) {
                   "form");
   if (l.mxfp4)
     return refuse("mxfp4 weights are written as ggml MXFP4's planar form");
+  if (l.method == HfQuantMethod::Planar)
+    return hfLinearStored(l);
   const uint64_t in = uint64_t(l.in);
   uint64_t run = l.uniformRun(32);
   if (!l.weight.groupIndex.empty() && run != 32)
@@ -2871,7 +3226,7 @@ vmpack::formats::hfLinearAsPlanar(const HfQuantLinear &l) {
                   "inputs, and the planar form's groups are runs along `in` "
                   "(it holds no permutation of the inputs)");
   const uint64_t units = in / run;
-  const bool mlx = l.method == HfQuantMethod::Mlx;
+  const bool mlx = l.affine;
   const bool sym = !mlx && l.symmetric;
   const unsigned bits = l.bits, half = 1u << (bits - 1),
                  maxq = (1u << bits) - 1;
@@ -2975,6 +3330,40 @@ uint32_t ctCode(const HfQuantLinear &l, uint64_t o, uint64_t i) {
          ((1u << l.bits) - 1);
 }
 
+/// Code [o, i] (unsigned: the q of (q - z) * s or q * s + b) of any linear
+/// with integer codes, read where its scheme stores it.
+uint32_t codeAt(const HfQuantLinear &l, uint64_t o, uint64_t i) {
+  const uint8_t *qw = l.qweight.data;
+  const uint64_t in = uint64_t(l.in), out = uint64_t(l.out);
+  const unsigned bits = l.bits;
+  switch (l.method) {
+  case HfQuantMethod::CompressedTensors:
+    return ctCode(l, o, i);
+  case HfQuantMethod::Mlx:
+    return streamCode(qw + o * (in * bits / 8), i, bits);
+  case HfQuantMethod::Planar: {
+    const uint32_t c = packedCode(qw, l.qweight.info.length, o * in + i, bits);
+    return l.symmetric ? c ^ (1u << (bits - 1)) : c;
+  }
+  case HfQuantMethod::Gptq: {
+    // Column o of qweight [in * bits / 32, out] is one bit stream.
+    const uint64_t bit = i * bits, w = bit >> 5;
+    const unsigned sh = unsigned(bit & 31);
+    uint64_t v = loadU32(qw + (w * out + o) * 4) >> sh;
+    if (sh + bits > 32)
+      v |= uint64_t(loadU32(qw + ((w + 1) * out + o) * 4)) << (32 - sh);
+    return uint32_t(v & ((1u << bits) - 1));
+  }
+  case HfQuantMethod::Awq:
+    return (loadU32(qw + (i * (out / 8) + o / 8) * 4) >>
+            (4 * kAwqNibble[o % 8])) &
+           15;
+  case HfQuantMethod::Bitsandbytes:
+    break;
+  }
+  return 0;
+}
+
 /// Scale type name -> FloatType.
 quant::FloatType floatTypeNamed(const std::string &t) {
   return t == "f32"   ? quant::FloatType::F32
@@ -3008,24 +3397,104 @@ TensorSource scalesByRow(const HfQuantLinear &l, std::string name,
       });
 }
 
+/// The true zero point z of every group and output of a linear's
+/// (q - z) * s form: as stored, or derived from an affine weight's biases.
+struct ZeroPoints {
+  const HfQuantLinear *l = nullptr;
+  /// Derived (affine weights): [out, groups]; else null.
+  std::shared_ptr<const std::vector<uint8_t>> derived;
+  uint64_t groups = 0;
+  /// Every zero point is 2^(bits-1).
+  bool symmetric = false;
+  uint32_t operator()(uint64_t g, uint64_t r) const {
+    return derived ? (*derived)[r * groups + g] : trueZero(*l, g, r);
+  }
+};
+
+/// The refusal of a linear whose codes are not integers: bitsandbytes'
+/// table indices, FP8 and mxfp4 codes.
+std::optional<std::string> notIntegerCodes(const HfQuantLinear &l) {
+  if (l.method == HfQuantMethod::Bitsandbytes)
+    return std::string("bitsandbytes codes index a table of values (NF4, "
+                       "FP4), not integers (q - z) * s");
+  if (l.fp8 || l.mxfp4)
+    return std::string("its codes are floats (") +
+           (l.fp8 ? "FP8 E4M3" : "E2M1") + "), not integers (q - z) * s";
+  return std::nullopt;
+}
+
+/// `l`'s zero points. An affine weight (q * s + b: MLX, or a planar set
+/// with biases) has one where b = -(z * s) for an integer z of `bits`
+/// bits: z = -b / s rounded, then every code q of the group checked, (q *
+/// s) + b (affine_dequantize's float32 operations) against f(q - z) * s,
+/// every bit; a group that fails is refused, naming it.
+StatusOr<ZeroPoints> integerZeros(const HfQuantLinear &l,
+                                  const Refusal &refuse) {
+  ZeroPoints zp;
+  zp.l = &l;
+  zp.groups = groupsOf(l);
+  if (!l.affine) {
+    zp.symmetric = l.symmetric;
+    return zp;
+  }
+  const unsigned sb = l.scaleType == "f32" ? 4 : 2;
+  const uint32_t maxq = (1u << l.bits) - 1, half = 1u << (l.bits - 1);
+  const uint64_t out = uint64_t(l.out), groups = zp.groups;
+  auto zeros = std::make_shared<std::vector<uint8_t>>(out * groups);
+  bool sym = true;
+  for (uint64_t r = 0; r < out; ++r)
+    for (uint64_t g = 0; g < groups; ++g) {
+      const uint64_t at = scaleIndex(l, g, r) * sb;
+      const float s = storedScale(l.scaleType, l.scales.data + at);
+      const float b = storedScale(l.scaleType, l.qzeros.data + at);
+      const std::string where =
+          "group " + std::to_string(g) + ", output " + std::to_string(r) +
+          " (scale " + floatWithBits(s) + ", bias " + floatWithBits(b) + ")";
+      // s = 0: every value is b, and (q - 0) * 0 = +0 needs b = +0.
+      const double zd = s == 0 ? 0.0 : -double(b) / double(s);
+      if (!std::isfinite(zd) || zd < -0.5 || zd > double(maxq) + 0.5)
+        return refuse("the bias of " + where + " is not -z * s for a " +
+                      std::to_string(l.bits) + "-bit zero point z (-b / s = " +
+                      std::to_string(zd) + ")");
+      const uint32_t z = uint32_t(std::lround(zd));
+      for (uint32_t q = 0; q <= maxq; ++q) {
+        const float want = float(q) * s + b;
+        const float got = float(int32_t(q) - int32_t(z)) * s;
+        if (std::memcmp(&want, &got, 4) != 0)
+          return refuse("code " + std::to_string(q) + " of " + where + " is " +
+                        floatWithBits(want) + " as q * s + b, but " +
+                        floatWithBits(got) +
+                        " as (q - z) * s with z = " + std::to_string(z) +
+                        ": the bias is not -z * s for an integer z");
+      }
+      (*zeros)[r * groups + g] = uint8_t(z);
+      sym = sym && z == half;
+    }
+  zp.derived = std::move(zeros);
+  zp.symmetric = sym;
+  return zp;
+}
+
 StatusOr<std::vector<TensorSource>> linearAsCt(const HfQuantLinear &l,
                                                const std::string &module,
                                                const Refusal &refuse) {
   if (l.method == HfQuantMethod::CompressedTensors)
     return hfLinearStored(l);
-  if (l.method != HfQuantMethod::Gptq && l.method != HfQuantMethod::Awq)
-    return refuse(std::string(hfQuantMethodName(l.method)) +
-                  " weights have no exact compressed-tensors form here "
-                  "(pack-quantized holds (q - z) * s; MLX's q * s + b and "
-                  "bitsandbytes' tables are not written as it)");
+  if (std::optional<std::string> why = notIntegerCodes(l))
+    return refuse(*why + ", and compressed-tensors pack-quantized holds "
+                         "integers (q - z) * s");
+  StatusOr<ZeroPoints> zeros = integerZeros(l, refuse);
+  if (!zeros)
+    return zeros.status();
+  const ZeroPoints zp = *zeros;
   const unsigned bits = l.bits, per = ctPerWord(bits);
   const uint32_t maxq = (1u << bits) - 1, half = 1u << (bits - 1);
   const uint64_t out = uint64_t(l.out), in = uint64_t(l.in);
   const uint64_t groups = in / l.groupSize;
   for (uint64_t g = 0; g < groups; ++g)
     for (uint64_t r = 0; r < out; ++r) {
-      const uint32_t z = trueZero(l, g, r);
-      if (z > maxq || (l.symmetric && z != half))
+      const uint32_t z = zp(g, r);
+      if (z > maxq || (zp.symmetric && z != half))
         return refuse("the zero point " + std::to_string(z) + " of group " +
                       std::to_string(g) + ", output " + std::to_string(r) +
                       " does not fit " + std::to_string(bits) + " bits");
@@ -3058,20 +3527,20 @@ StatusOr<std::vector<TensorSource>> linearAsCt(const HfQuantLinear &l,
                                          n);
                            }));
   parts.push_back(scalesByRow(l, module + ".weight_scale", 1));
-  if (!l.symmetric) {
+  if (!zp.symmetric) {
     // weight_zero_point [ceil(out / per), groups]: packed down the rows.
     const uint64_t zrows = (out + per - 1) / per, zRowBytes = groups * 4;
     parts.push_back(computed(
         module + ".weight_zero_point", "I32", {int64_t(zrows), int64_t(groups)},
         zrows * zRowBytes,
-        [lp, per, bits, groups, zRowBytes, out](uint64_t f, uint64_t n,
+        [zp, per, bits, groups, zRowBytes, out](uint64_t f, uint64_t n,
                                                 uint8_t *d) {
           byRows(f, n, zRowBytes, d, [&](uint64_t z0, uint64_t c, uint8_t *o) {
             for (uint64_t zr = z0; zr < z0 + c; ++zr)
               for (uint64_t g = 0; g < groups; ++g) {
                 uint32_t v = 0;
                 for (unsigned k = 0; k < per && zr * per + k < out; ++k)
-                  v |= trueZero(*lp, g, zr * per + k) << (k * bits);
+                  v |= zp(g, zr * per + k) << (k * bits);
                 store32le(o + (zr - z0) * zRowBytes + g * 4, v);
               }
           });
@@ -3103,7 +3572,7 @@ StatusOr<std::vector<TensorSource>> linearAsMlx(const HfQuantLinear &l,
                                                 const Refusal &refuse) {
   if (l.method == HfQuantMethod::Mlx)
     return hfLinearStored(l);
-  if (l.method == HfQuantMethod::Bitsandbytes || l.fp8)
+  if (l.method == HfQuantMethod::Bitsandbytes || l.fp8 || l.mxfp4)
     return refuse("its codes are not integers times a scale, MLX affine's "
                   "q * s + b");
   const unsigned bits = l.bits;
@@ -3127,7 +3596,8 @@ StatusOr<std::vector<TensorSource>> linearAsMlx(const HfQuantLinear &l,
   const uint64_t groups = in / l.groupSize;
   const uint32_t maxq = (1u << bits) - 1;
   uint8_t scratch[4];
-  for (uint64_t r = 0; r < out; ++r)
+  // A planar set with biases holds MLX's numbers: no check.
+  for (uint64_t r = 0; r < out && !l.affine; ++r)
     for (uint64_t g = 0; g < groups; ++g) {
       const float s =
           storedScale(l.scaleType, l.scales.data + scaleIndex(l, g, r) * sb);
@@ -3176,21 +3646,44 @@ StatusOr<std::vector<TensorSource>> linearAsMlx(const HfQuantLinear &l,
           for (uint64_t r = r0; r < r0 + c; ++r)
             for (uint64_t k = 0; k < groups * repeat; ++k) {
               const uint64_t g = k / repeat;
-              const float s = storedScale(
-                  lp->scaleType, lp->scales.data + scaleIndex(*lp, g, r) * sb);
-              (void)putScale(st, -(float(trueZero(*lp, g, r)) * s),
-                             o + (r - r0) * bRowBytes + k * sb);
+              const uint64_t at = scaleIndex(*lp, g, r) * sb;
+              uint8_t *to = o + (r - r0) * bRowBytes + k * sb;
+              if (lp->affine) {
+                std::memcpy(to, lp->qzeros.data + at, sb);
+                continue;
+              }
+              const float s = storedScale(lp->scaleType, lp->scales.data + at);
+              (void)putScale(st, -(float(trueZero(*lp, g, r)) * s), to);
             }
         });
       }));
   return parts;
 }
 
+/// The scales [groups, out] (GPTQ's and AWQ's layout) of `l`.
+TensorSource scalesByGroup(const HfQuantLinear &l, std::string name) {
+  const unsigned sb = l.scaleType == "f32" ? 4 : 2;
+  const uint64_t out = uint64_t(l.out), groups = groupsOf(l);
+  const uint64_t sRowBytes = out * sb;
+  const HfQuantLinear *lp = &l;
+  return computed(
+      std::move(name), safetensorsScaleDtype(l.scaleType),
+      {int64_t(groups), l.out}, groups * sRowBytes,
+      [lp, sb, out, sRowBytes](uint64_t f, uint64_t n, uint8_t *d) {
+        byRows(f, n, sRowBytes, d, [&](uint64_t g0, uint64_t c, uint8_t *o) {
+          for (uint64_t g = g0; g < g0 + c; ++g)
+            for (uint64_t r = 0; r < out; ++r)
+              std::memcpy(o + (g - g0) * sRowBytes + r * sb,
+                          lp->scales.data + scaleIndex(*lp, g, r) * sb, sb);
+        });
+      });
+}
+
 StatusOr<std::vector<TensorSource>> rowsAsGptq(const HfQuantLinear &l,
                                                const std::string &module,
                                                bool v1, const Refusal &refuse) {
-  if (l.fp8 || l.mxfp4)
-    return refuse("its codes are floats, not GPTQ's integers");
+  if (std::optional<std::string> why = notIntegerCodes(l))
+    return refuse(*why + ", and GPTQ holds integers");
   const unsigned bits = l.bits;
   if (bits != 2 && bits != 3 && bits != 4 && bits != 8)
     return refuse("GPTQ has 2-, 3-, 4- and 8-bit codes");
@@ -3198,12 +3691,16 @@ StatusOr<std::vector<TensorSource>> rowsAsGptq(const HfQuantLinear &l,
   if (in * bits % 32 != 0 || out * bits % 32 != 0)
     return refuse("GPTQ packs whole 32-bit words of codes along in and of "
                   "zero points along out");
+  StatusOr<ZeroPoints> zeros = integerZeros(l, refuse);
+  if (!zeros)
+    return zeros.status();
+  const ZeroPoints zp = *zeros;
   const uint64_t groups = groupsOf(l);
   const uint32_t maxq = (1u << bits) - 1;
   const int delta = v1 ? -1 : 0;
   for (uint64_t g = 0; g < groups; ++g)
     for (uint64_t r = 0; r < out; ++r) {
-      const int z = int(trueZero(l, g, r)) + delta;
+      const int z = int(zp(g, r)) + delta;
       if (z < 0 || z > int(maxq))
         return refuse("the zero point " + std::to_string(z - delta) +
                       " of group " + std::to_string(g) + ", output " +
@@ -3227,7 +3724,7 @@ StatusOr<std::vector<TensorSource>> rowsAsGptq(const HfQuantLinear &l,
               uint64_t v = 0;
               for (uint64_t e = 32 * w / bits; e * bits < 32 * w + 32; ++e) {
                 const int64_t shift = int64_t(e * bits) - int64_t(32 * w);
-                const uint64_t code = ctCode(*lp, r, e);
+                const uint64_t code = codeAt(*lp, r, e);
                 v |= shift >= 0 ? code << shift : code >> -shift;
               }
               store32le(o + (w - w0) * rowBytes + r * 4, uint32_t(v));
@@ -3240,32 +3737,20 @@ StatusOr<std::vector<TensorSource>> rowsAsGptq(const HfQuantLinear &l,
   parts.push_back(computed(
       module + ".qzeros", "I32", {int64_t(groups), int64_t(out * bits / 32)},
       groups * zRowBytes,
-      [lp, bits, out, zRowBytes, delta](uint64_t f, uint64_t n, uint8_t *d) {
+      [zp, bits, out, zRowBytes, delta](uint64_t f, uint64_t n, uint8_t *d) {
         byRows(f, n, zRowBytes, d, [&](uint64_t g0, uint64_t c, uint8_t *o) {
           std::memset(o, 0, c * zRowBytes);
           for (uint64_t g = g0; g < g0 + c; ++g) {
             std::vector<uint8_t> z(out);
             for (uint64_t r = 0; r < out; ++r)
-              z[r] = uint8_t(int(trueZero(*lp, g, r)) + delta);
+              z[r] = uint8_t(int(zp(g, r)) + delta);
             packStreamRange(z.data(), 0, out, bits, 0, zRowBytes,
                             o + (g - g0) * zRowBytes);
           }
         });
       }));
-  // scales [groups, out]: compressed-tensors' [out, groups] transposed.
-  const unsigned sb = l.scaleType == "f32" ? 4 : 2;
-  const uint64_t sRowBytes = out * sb;
-  parts.push_back(computed(
-      module + ".scales", safetensorsScaleDtype(l.scaleType),
-      {int64_t(groups), l.out}, groups * sRowBytes,
-      [lp, sb, out, sRowBytes](uint64_t f, uint64_t n, uint8_t *d) {
-        byRows(f, n, sRowBytes, d, [&](uint64_t g0, uint64_t c, uint8_t *o) {
-          for (uint64_t g = g0; g < g0 + c; ++g)
-            for (uint64_t r = 0; r < out; ++r)
-              std::memcpy(o + (g - g0) * sRowBytes + r * sb,
-                          lp->scales.data + scaleIndex(*lp, g, r) * sb, sb);
-        });
-      }));
+  // scales [groups, out]: the [out, groups] of the others transposed.
+  parts.push_back(scalesByGroup(l, module + ".scales"));
   const uint64_t group = l.oneScale ? in : l.groupSize;
   parts.push_back(
       computed(module + ".g_idx", "I32", {l.in}, in * 4,
@@ -3281,7 +3766,76 @@ StatusOr<std::vector<TensorSource>> rowsAsGptq(const HfQuantLinear &l,
   return parts;
 }
 
+StatusOr<std::vector<TensorSource>> rowsAsAwq(const HfQuantLinear &l,
+                                              const std::string &module,
+                                              const Refusal &refuse) {
+  if (std::optional<std::string> why = notIntegerCodes(l))
+    return refuse(*why + ", and AWQ holds integers");
+  if (l.bits != 4)
+    return refuse("AWQ packs 4-bit codes only");
+  if (!l.weight.groupIndex.empty())
+    return refuse("AWQ has no act-order (g_idx)");
+  const uint64_t out = uint64_t(l.out), in = uint64_t(l.in);
+  if (out % 8 != 0)
+    return refuse("AWQ packs 8 outputs to a word, and " + std::to_string(out) +
+                  " outputs are not whole words");
+  StatusOr<ZeroPoints> zeros = integerZeros(l, refuse);
+  if (!zeros)
+    return zeros.status();
+  const ZeroPoints zp = *zeros;
+  const uint64_t groups = groupsOf(l);
+  for (uint64_t g = 0; g < groups; ++g)
+    for (uint64_t r = 0; r < out; ++r)
+      if (zp(g, r) > 15)
+        return refuse("the zero point " + std::to_string(zp(g, r)) +
+                      " of group " + std::to_string(g) + ", output " +
+                      std::to_string(r) + " does not fit 4 bits");
+  const HfQuantLinear *lp = &l;
+  std::vector<TensorSource> parts;
+  // qweight [in, out / 8] and qzeros [groups, out / 8]: word c of a row
+  // holds outputs 8c + j in nibble kAwqNibble[j] (WQLinear_GEMM's order).
+  const uint64_t rowBytes = out / 8 * 4;
+  auto awqRow = [out](const std::function<uint32_t(uint64_t)> &value,
+                      uint8_t *row) {
+    for (uint64_t c = 0; c < out / 8; ++c) {
+      uint32_t v = 0;
+      for (unsigned j = 0; j < 8; ++j)
+        v |= value(8 * c + j) << (4 * kAwqNibble[j]);
+      store32le(row + 4 * c, v);
+    }
+  };
+  parts.push_back(computed(
+      module + ".qweight", "I32", {l.in, int64_t(out / 8)}, in * rowBytes,
+      [lp, rowBytes, awqRow](uint64_t f, uint64_t n, uint8_t *d) {
+        byRows(f, n, rowBytes, d, [&](uint64_t i0, uint64_t c, uint8_t *o) {
+          for (uint64_t i = i0; i < i0 + c; ++i)
+            awqRow([&](uint64_t r) { return codeAt(*lp, r, i); },
+                   o + (i - i0) * rowBytes);
+        });
+      }));
+  parts.push_back(computed(
+      module + ".qzeros", "I32", {int64_t(groups), int64_t(out / 8)},
+      groups * rowBytes,
+      [zp, rowBytes, awqRow](uint64_t f, uint64_t n, uint8_t *d) {
+        byRows(f, n, rowBytes, d, [&](uint64_t g0, uint64_t c, uint8_t *o) {
+          for (uint64_t g = g0; g < g0 + c; ++g)
+            awqRow([&](uint64_t r) { return zp(g, r); },
+                   o + (g - g0) * rowBytes);
+        });
+      }));
+  parts.push_back(scalesByGroup(l, module + ".scales"));
+  return parts;
+}
+
 } // namespace
+
+bool vmpack::formats::hfZerosSymmetric(const HfQuantLinear &l) {
+  if (!l.affine)
+    return l.symmetric;
+  StatusOr<ZeroPoints> zp = integerZeros(
+      l, [](const std::string &why) { return Status::formatError(why); });
+  return zp && zp->symmetric;
+}
 
 StatusOr<std::string> vmpack::formats::hfTargetConfigJson(
     std::string_view target,
@@ -3311,7 +3865,7 @@ StatusOr<std::string> vmpack::formats::hfTargetConfigJson(
           " " + std::to_string(first.bits) + " in groups of " +
           std::to_string(groupOf(first)) +
           ": one quantization_config cannot say both");
-    sym = sym && l->symmetric;
+    sym = sym && hfZerosSymmetric(*l);
     actorder = actorder || !l->weight.groupIndex.empty();
     targets.push_back(l->weight.name.substr(0, l->weight.name.size() -
                                                    std::strlen(".weight")));

@@ -63,6 +63,18 @@ public:
   }
   const GgufMetadata &merged() const { return all; }
   GgufMetadata &merged() { return all; }
+  /// Drops `key` (a record of what is converted), as if never added.
+  void erase(const std::string &key) {
+    auto it = owner.find(key);
+    if (it == owner.end())
+      return;
+    const size_t at = it->second.first;
+    owner.erase(it);
+    all.erase(all.begin() + int64_t(at));
+    for (auto &kv : owner)
+      if (kv.second.first > at)
+        --kv.second.first;
+  }
 
 private:
   GgufMetadata all;
@@ -322,9 +334,13 @@ writeModelDirectory(const ConvertOptions &options,
                          : first.method == HfQuantMethod::Awq
                              ? "awq"
                              : (first.zerosMinusOne ? "gptq" : "gptq_v2");
-    bool sym = true;
+    // One group size for every linear, or -1 (GPTQ's and AutoAWQ's one
+    // group per row) when each has one group per row of its own length.
+    bool sym = true, descAct = false, perRow = true;
+    for (const HfQuantLinear *l : quantized)
+      perRow = perRow && l->groupSize == uint64_t(l->in);
     for (const HfQuantLinear *l : quantized) {
-      if (l->bits != first.bits || l->groupSize != first.groupSize)
+      if (l->bits != first.bits || (l->groupSize != first.groupSize && !perRow))
         return Status::unsupported(
             "tensor " + quoteName(l->weight.name) + " has " +
             std::to_string(l->bits) + "-bit codes in groups of " +
@@ -332,10 +348,16 @@ writeModelDirectory(const ConvertOptions &options,
             " " + std::to_string(first.bits) + " in groups of " +
             std::to_string(first.groupSize) +
             ": one quantization_config cannot say both");
-      sym = sym && l->symmetric;
+      sym = sym && hfZerosSymmetric(*l);
+      descAct = descAct || !l->weight.groupIndex.empty();
     }
-    quantization =
-        hfQuantConfigJson(scheme, first.bits, int64_t(first.groupSize), sym);
+    const bool sameGroups = std::all_of(
+        quantized.begin(), quantized.end(), [&](const HfQuantLinear *l) {
+          return l->groupSize == first.groupSize;
+        });
+    quantization = hfQuantConfigJson(scheme, first.bits,
+                                     sameGroups ? int64_t(first.groupSize) : -1,
+                                     sym, descAct && scheme != "awq");
   }
   std::string inputDir;
   for (const auto &m : models)
@@ -711,9 +733,17 @@ vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
           "-o " + options.output +
           " writes a model directory, whose weights are safetensors; --to=" +
           *options.to + " does not apply");
-    if (options.quant &&
-        (!parseQuantTarget(*options.quant) ||
-         parseQuantTarget(*options.quant)->kind != QuantTarget::HfScheme))
+    std::optional<QuantTarget> t =
+        options.quant ? parseQuantTarget(*options.quant) : std::nullopt;
+    if (options.quant && t && t->kind == QuantTarget::Planar)
+      return Status::invalidArgument(
+          "--quant=planar -o " + options.output +
+          ": a model directory is a Hugging Face checkpoint, and no Hugging "
+          "Face loader reads planar sets; write them to one file (-o "
+          "FILE.safetensors, .vmpk, .irpa or .gguf), or give a Hugging "
+          "Face scheme (--quant=gptq, gptq_v2, awq, compressed-tensors or "
+          "mlx) for a model directory");
+    if (options.quant && (!t || t->kind != QuantTarget::HfScheme))
       return Status::invalidArgument(
           "--quant=" + *options.quant +
           ": a model directory holds safetensors "
@@ -822,13 +852,18 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
   // config.json.
   std::vector<const HfQuantLinear *> hfOut;
   std::map<std::string, SchemeCounts> schemes;
-  auto addHfModel = [&](const std::string &path) -> Status {
-    progress("reading '" + path + "' as a Hugging Face quantized checkpoint");
-    StatusOr<std::unique_ptr<HfQuantModel>> opened =
-        openHfQuantModel(path, options.scheme);
+  // A checkpoint's quantized linears, each written as --quant,
+  // --dequantize and the output say; the other tensors pass through.
+  // `opened` is a Hugging Face model directory (or a file named with
+  // --scheme) or a file of group planar sets (openHfPlanarModel, whose
+  // metadata the merger has already).
+  auto addHfModel =
+      [&](const std::string &path,
+          StatusOr<std::unique_ptr<HfQuantModel>> opened) -> Status {
     if (!opened)
       return opened.status();
     HfQuantModel &m = **opened;
+    const bool planarInput = m.config.method == HfQuantMethod::Planar;
     for (const std::string &w : m.warnings)
       warn(w);
     if (Status s = merger.addStrings(m.metadata, path); !s)
@@ -844,12 +879,31 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     // applyQuantTarget then splits.
     const bool planar =
         parsedTarget && parsedTarget->kind == QuantTarget::Planar;
-    if (options.quant && !planar) {
+    // --quant=ggml joins a group planar set into the ggml type a GGUF
+    // output takes by default (hfGgmlTarget).
+    const bool defaultGgml = planarInput && parsedTarget &&
+                             parsedTarget->kind == QuantTarget::Recorded;
+    if (options.quant && !planar && !defaultGgml) {
       target = hfQuantTarget(*options.quant);
       if (!target)
         return notForHf(*options.quant, path);
     }
+    // A group planar set kept as stored keeps its record; the others are
+    // dropped with the sets they record, and written again for what is
+    // written as a planar set.
     StringMetadata planarRecords;
+    if (planarInput) {
+      for (const HfQuantLinear &l : m.linears)
+        merger.erase(planarRecordKey(l.weight.name));
+      if (isModelDirectoryOutput(options.output) && !options.quant &&
+          !options.dequantize && !m.linears.empty())
+        return Status::invalidArgument(
+            "'" + path + "': tensor " + quoteName(m.linears[0].weight.name) +
+            " is a group planar set, and a model directory holds a Hugging "
+            "Face scheme: give --quant=gptq, gptq_v2, awq, "
+            "compressed-tensors or mlx (or --dequantize), or write -o "
+            "FILE.safetensors to keep the planar sets");
+    }
     // An ONNX template's MatMulNBits nodes take the linears named after
     // their weights.
     std::map<std::string, MatMulNBitsTarget> nbits;
@@ -899,7 +953,8 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
           return f.status();
         sources.push_back(std::move(*f));
         ++counts.dequantized;
-      } else if ((target && *target != 0) || (!target && to == Format::Gguf)) {
+      } else if ((target && *target != 0) || defaultGgml ||
+                 (!target && !planarInput && to == Format::Gguf)) {
         StatusOr<HfGgmlBlocks> blocks = hfLinearToGgml(
             l, target ? std::optional<uint32_t>(*target) : std::nullopt,
             options.allowRounding, path);
@@ -925,6 +980,9 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
       } else {
         for (TensorSource &t : hfLinearStored(l))
           sources.push_back(std::move(t));
+        if (planarInput)
+          planarRecords.push_back(
+              {planarRecordKey(l.weight.name), kHfPlanarRecord});
         ++counts.stored;
         hfOut.push_back(&l);
       }
@@ -993,7 +1051,9 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
           "' is not one (a folder with a config.json and no quantization "
           "config)");
     if (options.scheme || isHfModelDirectory(path)) {
-      if (Status s = addHfModel(path); !s)
+      progress("reading '" + path + "' as a Hugging Face quantized checkpoint");
+      if (Status s = addHfModel(path, openHfQuantModel(path, options.scheme));
+          !s)
         return s;
       continue;
     }
@@ -1009,6 +1069,14 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
         return file.status();
       if (Status s = merger.addStrings((*file)->metadata, path); !s)
         return s;
+      if (!hfPlanarRecords((*file)->metadata).empty()) {
+        StatusOr<std::unique_ptr<HfQuantModel>> model =
+            openHfPlanarModel((*file)->tensors, (*file)->metadata, path);
+        mlirFiles.push_back(std::move(*file));
+        if (Status s = addHfModel(path, std::move(model)); !s)
+          return s;
+        continue;
+      }
       if (Status s = addSources(std::move((*file)->tensors), path); !s)
         return s;
       mlirFiles.push_back(std::move(*file));
@@ -1069,6 +1137,16 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
                          : merger.addStrings(file->stringMetadata, file->path);
       if (!added)
         return added;
+    }
+    // Group planar sets (docs/quant.md section 8, "Planar") are quantized
+    // weights, read as a checkpoint's linears.
+    if (!hfPlanarRecords(*set).empty()) {
+      if (Status s = addHfModel(path, openHfPlanarModel(std::move(*set), path));
+          !s)
+        return s;
+      continue;
+    }
+    for (std::unique_ptr<WeightFile> &file : *set) {
       if (Status s = addSources(file->sources(), file->path); !s)
         return s;
       files.push_back(std::move(file));

@@ -983,6 +983,27 @@ def planar_refusal(spec):
     return None
 
 
+def planar_back(spec):
+    """The scheme a SWEEP checkpoint's planar sets are written back as, and
+    whether every tensor is expected back byte for byte ("same") or the
+    values only ("decode": act-order runs of 32 become groups of 32, a
+    compressed-tensors tensor scale one per row, naive int8 packed
+    words); None when there is no such scheme (MLX mxfp4, a ggml planar
+    form)."""
+    words = spec.split()
+    if words[0] == "gptq":
+        scheme = "gptq_v2" if words[4] == "v2" else "gptq"
+        return scheme, "decode" if "runs" in words else "same"
+    if words[0] == "awq":
+        return "awq", "same"
+    if words[0] == "ct":
+        same = words[1] == "pack" and words[3] != "0"
+        return "compressed-tensors", "same" if same else "decode"
+    if words[0] == "mlx" and "mxfp4" not in words:
+        return "mlx", "same"
+    return None
+
+
 def scheme_expect(spec, scheme):
     """What --quant=SCHEME does with a SWEEP checkpoint: "decode" (written,
     numpy decodes it), "same" (its own scheme, kept as stored) or the
@@ -992,11 +1013,14 @@ def scheme_expect(spec, scheme):
     if words[0] == own:
         return "same"
     if words[0] == "bnb":
-        return ("bitsandbytes weights have no exact compressed-tensors form"
+        return ("bitsandbytes codes index a table of values"
                 if own == "ct" else "its codes are not integers times a scale")
+    if own == "ct" and words[0] == "mlx":
+        # Random biases are not -z * s for integer zero points z.
+        return ("its codes are floats (E2M1)" if "mxfp4" in words else
+                "the bias is not -z * s for an integer z")
     if own == "ct":
-        return ("mlx weights have no exact compressed-tensors form"
-                if words[0] == "mlx" else "decode")
+        return "decode"
     if words[:2] == ["ct", "float"]:
         return "its codes are not integers times a scale"
     if "act" in words or "runs" in words:
@@ -1050,6 +1074,22 @@ def sweep(convert, work, lib=None):
                 os.path.exists(out):
             sys.exit("%s --quant=planar: expected a refusal with '%s': %s" %
                      (spec, why, r.stderr))
+        # The planar sets read back and written in the checkpoint's own
+        # scheme: every tensor byte for byte (or, where the scheme has
+        # another form of the same values, decoded by numpy).
+        back = planar_back(spec) if why is None else None
+        if back:
+            scheme, how = back
+            o = d + ".planar." + scheme + "/"
+            r = run(convert, "-q", out, "--quant=" + scheme, "-o", o)
+            if r.returncode:
+                sys.exit("%s planar -> %s: %s" % (spec, scheme, r.stderr))
+            if how == "same":
+                same(d, o + "model.safetensors")
+            else:
+                with open(os.path.join(d, "reference.npz"), "rb") as f:
+                    open(o + "reference.npz", "wb").write(f.read())
+                decode(o)
         # --quant=compressed-tensors and --quant=mlx: decoded by numpy as
         # the written config.json says, kept as stored, or refused.
         for scheme in ("compressed-tensors", "mlx"):

@@ -7,6 +7,7 @@
 
 #include "vmpack/Archive/Format.h"
 #include "vmpack/Formats/GgmlConvert.h"
+#include "vmpack/Formats/HfQuant.h"
 #include "vmpack/Formats/Tensor.h"
 #include "vmpack/Quant/GgmlPlanar.h"
 #include "vmpack/Quant/GgmlTypes.h"
@@ -79,11 +80,37 @@ PlanarSets vmpack::dump::findPlanarSets(
     std::optional<uint32_t> type = formats::parsePlanarRecord(value);
     auto codes = byName.find(name + ".q");
     if (!type && value == formats::kHfPlanarRecord) {
-      out.notes.push_back(
-          "metadata key " + quoteName(key) + ": " + quoteName(name + ".*") +
-          " are a group planar set (codes, scales and zero points or "
-          "minimums of a Hugging Face checkpoint's weight, docs/quant.md "
-          "section 8), listed as plain tensors");
+      // A Hugging Face checkpoint's weight: codes, scales, and zero
+      // points or biases (docs/quant.md section 8, "Planar").
+      if (codes == byName.end()) {
+        out.notes.push_back("metadata key " + quoteName(key) +
+                            " records a group planar set, but there is no "
+                            "tensor " +
+                            quoteName(name + ".q"));
+        continue;
+      }
+      archive::StatusOr<formats::HfPlanarSet> set =
+          formats::checkHfPlanarSet(name, membersOf(name));
+      if (!set) {
+        out.notes.push_back(set.status().message() + "; " +
+                            quoteName(name + ".*") +
+                            " are listed as plain tensors");
+        continue;
+      }
+      PlanarWeight w;
+      w.name = name;
+      w.blockSize = set->groupSize;
+      w.shape = {set->out, set->in};
+      for (const char *suffix : {"q", "d", "m"})
+        if (byName.count(name + "." + suffix))
+          w.parts.push_back({suffix, byName.at(name + "." + suffix)});
+      w.scheme = set->scheme;
+      w.description = quant::describe(w.scheme) +
+                      (set->affine      ? " (a group planar set: q * d + m)"
+                       : set->symmetric ? " (a group planar set: q * d)"
+                                        : " (a group planar set: (q - m) * d)");
+      out.byCodes.emplace(codes->second, out.weights.size());
+      out.weights.push_back(std::move(w));
       continue;
     }
     if (!type) {
@@ -111,6 +138,7 @@ PlanarSets vmpack::dump::findPlanarSets(
     PlanarWeight w;
     w.name = name;
     w.ggmlType = *type;
+    w.blockSize = quant::ggmlBlockElements(*type);
     w.shape = tensors[codes->second].shape;
     for (const quant::PlanarPart &p : quant::ggmlPlanarParts(*type))
       w.parts.push_back({p.suffix, byName.at(name + "." + p.suffix)});
@@ -163,8 +191,8 @@ vmpack::dump::planarQuantJson(const PlanarWeight &w,
   std::vector<std::pair<const char *, std::string>> parts;
   for (const auto &[suffix, index] : w.parts)
     parts.push_back({suffix.c_str(), jsonString(tensors[index].name)});
-  return quantJson(w.scheme, quant::ggmlBlockElements(w.ggmlType), w.shape,
-                   w.description, jsonObject(parts));
+  return quantJson(w.scheme, w.blockSize, w.shape, w.description,
+                   jsonObject(parts));
 }
 
 void vmpack::dump::printPlanarSets(const PlanarSets &sets,

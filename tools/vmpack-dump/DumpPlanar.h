@@ -2,12 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A planar set (docs/quant.md sections 4 and 9: NAME.q, NAME.d, ... with
-// the metadata record vmpack.planar.NAME naming its ggml type) is listed by
+// the metadata record vmpack.planar.NAME naming its ggml type, or "group"
+// for a Hugging Face checkpoint's weight, section 8) is listed by
 // vmpack-dump as its stored tensors and, once, as the quantized weight they
-// stand for. The set is checked as vmpack-convert joins it
-// (quant::checkPlanarSet); one that is unrecorded or does not hold (a part
-// missing, of the wrong type or shape, a record naming no type) stays plain
-// tensors, with a note saying why.
+// stand for. The set is checked as vmpack-convert reads it
+// (quant::checkPlanarSet, formats::checkHfPlanarSet); one that is
+// unrecorded or does not hold (a part missing, of the wrong type or shape,
+// a record naming no type) stays plain tensors, with a note saying why.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,12 +40,16 @@ struct PlanarCandidate {
 /// One planar set that holds.
 struct PlanarWeight {
   std::string name;
+  /// The ggml type whose planar form it is; 0 for a group planar set.
   uint32_t ggmlType = 0;
+  /// Values per block: the ggml type's block, or the group size.
+  uint64_t blockSize = 0;
   /// The logical shape (NAME.q's).
   std::vector<int64_t> shape;
   /// Codes first: (suffix, index of the tensor).
   std::vector<std::pair<std::string, size_t>> parts;
-  /// The ggml type's scheme, named "planar.TYPE" ("planar.q4_k").
+  /// The ggml type's scheme, named "planar.TYPE" ("planar.q4_k"), or a
+  /// group planar set's ("planar.group").
   quant::QuantScheme scheme;
   /// The table's line: the scheme, and whose planar form it is.
   std::string description;

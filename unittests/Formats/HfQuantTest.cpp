@@ -5,13 +5,18 @@
 // GPTQ's bit streams and AWQ's nibble order (docs/quant.md section 8),
 // unpackHfRows read back, the direct Q4_0/Q8_0 kernel against the Quant
 // layer's checked repackToGgml on the unpacked rows, the streaming tensors
-// asked for in ragged chunks against one whole request, and the AWQ <-> GPTQ
-// word kernels against element-by-element moves.
+// asked for in ragged chunks against one whole request, the AWQ <-> GPTQ
+// word kernels against element-by-element moves, and group planar sets
+// written to safetensors and read back (openHfPlanarModel) against the
+// codes, zero points and scales they were made from.
 //
 //===----------------------------------------------------------------------===//
 
 #include "vmpack/Formats/HfQuant.h"
 
+#include "vmpack/Formats/GgmlConvert.h"
+#include "vmpack/Formats/Safetensors.h"
+#include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/TypeTable.h"
 #include "vmpack/Quant/GgmlDecode.h"
 #include "vmpack/Quant/GgmlTypes.h"
@@ -222,6 +227,91 @@ TEST_P(HfQuantCases, StreamedTensorsEqualOneRequestAndTheCheckedRepack) {
   std::vector<uint8_t> checked(all.size());
   ASSERT_TRUE(quant::repackToGgml(*type, rows.source, checked.data()));
   EXPECT_EQ(all, checked);
+}
+
+/// The bytes of `t` (stored or computed).
+std::vector<uint8_t> bytesOf(const TensorSource &t) {
+  if (t.produce)
+    return produceAll(t, {t.info.length});
+  return std::vector<uint8_t>(t.data, t.data + t.info.length);
+}
+
+TEST_P(HfQuantCases, PlanarSetsReadBackAsTheSameWeight) {
+  const Case c = GetParam();
+  Model m{96, 512, c.bits, c.group, {}, {}, {}, {}, {}, {}};
+  build(m, c.method, c.sym, c.v1, 11 + c.bits);
+  // The planar set written to safetensors with its record, opened again.
+  StatusOr<std::vector<TensorSource>> parts = hfLinearAsPlanar(m.linear);
+  ASSERT_TRUE(parts) << parts.status().message();
+  const std::string path = testing::TempDir() + "hfquant-planar-" +
+                           std::to_string(c.bits) + "-" +
+                           std::to_string(c.group) + (c.sym ? "s" : "a") +
+                           (c.v1 ? "1" : "2") + ".safetensors";
+  ASSERT_TRUE(writeSafetensors(
+      path, *parts, {{planarRecordKey("m.weight"), kHfPlanarRecord}}));
+  StatusOr<std::vector<std::unique_ptr<WeightFile>>> files =
+      openWeightSet(path, FileFormat::Safetensors);
+  ASSERT_TRUE(files);
+  ASSERT_EQ(hfPlanarRecords(*files), std::vector<std::string>{"m.weight"});
+  StatusOr<std::unique_ptr<HfQuantModel>> model =
+      openHfPlanarModel(std::move(*files), path);
+  ASSERT_TRUE(model) << model.status().message();
+  ASSERT_EQ((*model)->linears.size(), 1u);
+  const HfQuantLinear &p = (*model)->linears[0];
+  EXPECT_EQ(p.method, HfQuantMethod::Planar);
+  EXPECT_EQ(p.bits, c.bits);
+  EXPECT_EQ(p.groupSize, c.group);
+  EXPECT_EQ(p.symmetric, c.sym);
+  EXPECT_EQ((*model)->others.size(), 0u);
+  // Rows in ragged runs: the codes, true zero points and scales.
+  HfRows rows;
+  const uint64_t units = uint64_t(m.in) / m.group;
+  for (int64_t first : {0, 1, 33}) {
+    const int64_t count = std::min<int64_t>(31, m.out - first);
+    ASSERT_TRUE(unpackHfRows(p, first, count, m.group, rows));
+    for (int64_t r = 0; r < count; ++r) {
+      for (int64_t i = 0; i < m.in; ++i)
+        ASSERT_EQ(rows.codes[r * m.in + i], m.codes[(first + r) * m.in + i])
+            << "row " << first + r << " input " << i;
+      for (uint64_t g = 0; g < units; ++g) {
+        const uint64_t at = g * uint64_t(m.out) + uint64_t(first + r);
+        ASSERT_EQ(rows.zeros[r * units + g], m.zeros[at]);
+        uint16_t s;
+        std::memcpy(&s, rows.scales.data() + 2 * (r * units + g), 2);
+        ASSERT_EQ(s, m.scales[at]);
+      }
+    }
+  }
+  // Written back in the checkpoint's own scheme: the same tensors.
+  const std::string target = c.method == HfQuantMethod::Awq ? "awq"
+                             : c.v1                         ? "gptq"
+                                                            : "gptq_v2";
+  StatusOr<std::vector<TensorSource>> back = hfLinearAsScheme(p, target);
+  ASSERT_TRUE(back) << back.status().message();
+  StatusOr<std::vector<TensorSource>> own = hfLinearAsScheme(m.linear, target);
+  ASSERT_TRUE(own) << own.status().message();
+  ASSERT_GE(back->size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ((*back)[k].info.name, (*own)[k].info.name);
+    EXPECT_EQ((*back)[k].info.shape, (*own)[k].info.shape);
+    EXPECT_EQ(bytesOf((*back)[k]), bytesOf((*own)[k])) << (*own)[k].info.name;
+  }
+  // A set that does not hold: signed codes with zero points.
+  std::vector<quant::PlanarTensorInfo> infos = {
+      {"m.weight.q", "si4", {8, 64}, 256},
+      {"m.weight.d", "f16", {8, 2}, 32},
+      {"m.weight.m", "ui4", {8, 2}, 8}};
+  StatusOr<HfPlanarSet> bad = checkHfPlanarSet("m.weight", infos);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.status().message().find("'m.weight.m'"), std::string::npos);
+  infos[0].type = "ui4";
+  StatusOr<HfPlanarSet> good = checkHfPlanarSet("m.weight", infos);
+  ASSERT_TRUE(good) << good.status().message();
+  EXPECT_EQ(good->groupSize, 32u);
+  EXPECT_FALSE(good->affine);
+  infos[2].type = "f16";
+  infos[2].byteLength = 32;
+  EXPECT_TRUE(checkHfPlanarSet("m.weight", infos)->affine);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -43,10 +43,14 @@ enum class HfQuantMethod : uint8_t {
   Awq,
   CompressedTensors,
   Mlx,
-  Bitsandbytes
+  Bitsandbytes,
+  /// A group planar set (NAME.q, NAME.d and perhaps NAME.m, recorded
+  /// vmpack.planar.NAME = "group"; docs/quant.md section 8, "Planar") in a
+  /// safetensors, .vmpk or GGUF file.
+  Planar
 };
 
-/// "gptq", "awq", "compressed-tensors", "mlx", "bitsandbytes".
+/// "gptq", "awq", "compressed-tensors", "mlx", "bitsandbytes", "planar".
 const char *hfQuantMethodName(HfQuantMethod method);
 
 /// The weight arguments of one compressed-tensors config group
@@ -206,11 +210,15 @@ struct HfQuantLinear {
   /// Every zero point is 2^(bits-1) (or there are none: AWQ without zero
   /// points), found from the data.
   bool symmetric = false;
+  /// Values q * s + b with a float bias b per group (MLX affine, and a
+  /// planar set whose NAME.m is of the scales' type); qzeros holds b.
+  bool affine = false;
   /// The stored tensors (MODULE.qweight, ...); gIdx.data is null when
   /// there is no g_idx. compressed-tensors: weight_packed (or the int8
   /// weight), weight_zero_point (null when symmetric), weight_scale,
   /// weight_g_idx, and weight_shape in `shapeTensor`. MLX: weight, biases
-  /// (as qzeros), scales.
+  /// (as qzeros), scales. Planar: NAME.q, NAME.m (as qzeros; null when
+  /// symmetric), NAME.d (as scales), each in the `packed` layout.
   TensorSource qweight, qzeros, scales, gIdx, shapeTensor;
   /// "f16", "bf16" or "f32": the scales' type.
   std::string scaleType;
@@ -242,11 +250,69 @@ struct HfQuantModel {
   /// What the reader noticed and the caller should show (a zero-point
   /// format found from the data).
   std::vector<std::string> warnings;
+  /// Bytes the linears point into that no file holds (planar parts
+  /// re-encoded to `packed`).
+  std::vector<std::unique_ptr<std::vector<uint8_t>>> owned;
 };
 
 /// Whether `path` is a directory holding config.json,
 /// quantize_config.json or quant_config.json.
 bool isHfModelDirectory(const std::string &path);
+
+/// A group planar set's facts, from its parts' types and shapes.
+struct HfPlanarSet {
+  /// NAME: the weight the set stands for.
+  std::string name;
+  unsigned bits = 4;
+  /// siN codes without NAME.m: value f(q) * d.
+  bool symmetric = false;
+  /// NAME.m of the scales' type: value f(q) * d + m; else uiN zero points,
+  /// (f(q) - f(m)) * d.
+  bool affine = false;
+  int64_t out = 0, in = 0;
+  uint64_t groupSize = 0;
+  /// "f16", "bf16" or "f32".
+  std::string scaleType;
+  /// The scheme vmpack-dump shows ("planar.group": the codes, the scales
+  /// in groups of groupSize, the zero points or added minimums).
+  quant::QuantScheme scheme;
+};
+
+/// Checks the group planar set `name` among `parts` (every tensor named
+/// NAME.*: name, MLIR element type, shape, stored length in the `packed`
+/// layout): NAME.q siN or uiN (N 2..8; signless iN counts as siN) of
+/// shape [out, in]; NAME.d f16, bf16 or f32 [out, in / G]; NAME.m absent
+/// for siN codes, and for uiN codes uiN zero points or biases of NAME.d's
+/// type, of NAME.d's shape; no other part. A Format error names the part
+/// and what it should be.
+StatusOr<HfPlanarSet>
+checkHfPlanarSet(const std::string &name,
+                 const std::vector<quant::PlanarTensorInfo> &parts);
+
+/// The names NAME recorded as group planar sets (vmpack.planar.NAME =
+/// "group") in `files`' metadata (safetensors and .vmpk string metadata,
+/// GGUF string pairs), in the files' order.
+std::vector<std::string>
+hfPlanarRecords(const std::vector<std::unique_ptr<WeightFile>> &files);
+/// The same for one input's string metadata (an MLIR file's).
+std::vector<std::string> hfPlanarRecords(const StringMetadata &metadata);
+
+/// `files` (a safetensors, .vmpk or GGUF file or set, opened) seen as a
+/// checkpoint whose quantized linears are the group planar sets
+/// hfPlanarRecords names (method Planar; checked with checkHfPlanarSet,
+/// parts in another .vmpk encoding re-encoded to `packed`), every other
+/// tensor passing through. The files' metadata is not copied into the
+/// model's (the caller merges it, and drops the records of what it
+/// converts). Errors name `where` and the part; a record without its
+/// NAME.q is an error.
+StatusOr<std::unique_ptr<HfQuantModel>>
+openHfPlanarModel(std::vector<std::unique_ptr<WeightFile>> files,
+                  const std::string &where);
+/// The same for `tensors` recorded by `metadata` (an MLIR file's
+/// constants), whose bytes the caller keeps alive.
+StatusOr<std::unique_ptr<HfQuantModel>>
+openHfPlanarModel(std::vector<TensorSource> tensors,
+                  const StringMetadata &metadata, const std::string &where);
 
 /// Opens a model directory (its model.safetensors.index.json set, or its
 /// one .safetensors file), or one safetensors file or index with
@@ -300,14 +366,19 @@ std::vector<TensorSource> hfLinearStored(const HfQuantLinear &linear);
 
 /// `linear` stored as the Hugging Face scheme `target`: "compressed-tensors"
 /// (pack-quantized weight_packed, weight_shape, weight_scale and, when
-/// asymmetric, weight_zero_point, weight_g_idx with act-order; from GPTQ
-/// and AWQ, compressed-tensors kept as stored), "mlx" (affine weight,
-/// scales, biases = -z * s, every code's value checked; from GPTQ, AWQ
-/// and compressed-tensors without act-order, MLX kept as stored), GPTQ
-/// from compressed-tensors (qweight, qzeros, scales transposed, g_idx),
-/// "bnb-nf4" (bitsandbytes NF4 as stored; everything else refused),
-/// or, as follows, "gptq" with v1 zero
-/// points, "gptq_v2" or "awq", from GPTQ or AWQ (MLX and bitsandbytes
+/// asymmetric, weight_zero_point, weight_g_idx with act-order; from GPTQ,
+/// AWQ, MLX and planar sets, compressed-tensors kept as stored), "mlx"
+/// (affine weight, scales, biases = -z * s, every code's value checked;
+/// from GPTQ, AWQ, compressed-tensors and planar sets without act-order,
+/// MLX kept as stored), GPTQ and AWQ from compressed-tensors, MLX and
+/// planar sets (qweight, qzeros, scales [groups, out], GPTQ's g_idx; AWQ:
+/// 4-bit codes without act-order), "bnb-nf4" (bitsandbytes NF4 as stored;
+/// everything else refused). From q * s + b (MLX, planar sets with
+/// biases) the (q - z) * s schemes need b = -(z * s) for an integer z of
+/// `bits` bits, every code of every group checked; the first group that
+/// is not is refused, naming it. GPTQ and AWQ from each other, as
+/// follows: "gptq" with v1 zero
+/// points, "gptq_v2" or "awq" (bitsandbytes, FP8 and mxfp4
 /// weights are refused, naming the tensor): MODULE.qweight, MODULE.qzeros,
 /// MODULE.scales and, for GPTQ, MODULE.g_idx, built word by word while a
 /// writer asks for them (quant/HfRepack.h). Its own scheme (and GPTQ v1 <->
@@ -331,7 +402,8 @@ hfLinearAsScheme(const HfQuantLinear &linear, std::string_view target);
 /// act-order groups that are not such runs (the planar form holds no
 /// permutation), a zero point that `bits` bits cannot hold (GPTQ v1's
 /// 2^bits), bitsandbytes, FP8 and mxfp4 codes (mxfp4 is written as ggml
-/// MXFP4 blocks' planar form instead). `linear` must outlive the result.
+/// MXFP4 blocks' planar form instead). A planar set is kept as stored.
+/// `linear` must outlive the result.
 StatusOr<std::vector<TensorSource>>
 hfLinearAsPlanar(const HfQuantLinear &linear);
 
@@ -339,9 +411,15 @@ hfLinearAsPlanar(const HfQuantLinear &linear);
 /// `bits` bits in groups of `groupSize` (-1: one group per row), as
 /// AutoGPTQ/GPTQModel (quant_method, bits, group_size, desc_act, sym,
 /// checkpoint_format) or AutoAWQ / transformers (quant_method, bits,
-/// group_size, zero_point, version) read it.
+/// group_size, zero_point, version) read it; desc_act is `descAct`.
 std::string hfQuantConfigJson(std::string_view target, unsigned bits,
-                              int64_t groupSize, bool sym);
+                              int64_t groupSize, bool sym,
+                              bool descAct = false);
+
+/// Whether every zero point of `linear`'s (q - z) * s form is
+/// 2^(bits-1): its `symmetric`, or for an affine weight (q * s + b) whether
+/// every bias is exactly -2^(bits-1) * s with every code's value the same.
+bool hfZerosSymmetric(const HfQuantLinear &linear);
 
 /// `configJson` (a config.json) with its "quantization_config" replaced by
 /// `quantization` (JSON text), or removed when that is empty; MLX's
