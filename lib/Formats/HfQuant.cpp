@@ -2277,6 +2277,45 @@ bool directGgml(const HfQuantLinear &l, uint32_t type) {
           (type == quant::kGgmlQ8_0 && l.bits == 8));
 }
 
+/// Whether `type` is written from `l` by planarToGgmlRows: a symmetric
+/// group planar set (siN codes) of Q4_0's or Q8_0's width in groups of
+/// whole blocks, f16 scales. Each block then holds the stored signed codes
+/// and scale, the same float32 values, provided no scale is NaN or
+/// infinite.
+bool directPlanar(const HfQuantLinear &l, uint32_t type) {
+  return l.method == HfQuantMethod::Planar && l.symmetric &&
+         l.groupSize % 32 == 0 && l.scaleType == "f16" &&
+         ((type == quant::kGgmlQ4_0 && l.bits == 4) ||
+          (type == quant::kGgmlQ8_0 && l.bits == 8));
+}
+
+/// Rows [r0, r1) of a directPlanar set as Q4_0 or Q8_0 blocks: d the
+/// group's scale; Q4_0's nibble j | nibble j + 16 << 4 with nibble = the
+/// si4 code + 8 (its top bit flipped), Q8_0's bytes the si8 codes.
+void planarToGgmlRows(const HfQuantLinear &l, uint32_t type, int64_t r0,
+                      int64_t r1, uint8_t *out) {
+  const uint64_t in = uint64_t(l.in), units = in / l.groupSize;
+  const uint64_t perGroup = l.groupSize / 32;
+  for (int64_t r = r0; r < r1; ++r)
+    for (uint64_t k = 0; k < in / 32; ++k) {
+      std::memcpy(out, l.scales.data + (uint64_t(r) * units + k / perGroup) * 2,
+                  2);
+      const uint64_t e0 = uint64_t(r) * in + 32 * k;
+      if (type == quant::kGgmlQ8_0) {
+        std::memcpy(out + 2, l.qweight.data + e0, 32);
+        out += 34;
+        continue;
+      }
+      const uint8_t *q = l.qweight.data + e0 / 2;
+      for (unsigned j = 0; j < 16; ++j) {
+        const uint8_t lo = uint8_t((q[j / 2] >> (4 * (j & 1))) & 15);
+        const uint8_t hi = uint8_t((q[(j + 16) / 2] >> (4 * (j & 1))) & 15);
+        out[2 + j] = uint8_t((lo ^ 8) | (hi ^ 8) << 4);
+      }
+      out += 18;
+    }
+}
+
 } // namespace
 
 StatusOr<uint32_t>
@@ -2423,6 +2462,27 @@ vmpack::formats::hfGgmlTarget(const HfQuantLinear &l,
     }
     return type;
   }
+  if (directPlanar(l, type)) {
+    // NAME.d [out, in / G]: the same scan as GPTQ's.
+    const uint64_t n = l.scales.info.length / 2,
+                   units = uint64_t(l.in) / l.groupSize;
+    uint16_t any = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, l.scales.data + 2 * i, 2);
+      any |= uint16_t((h & 0x7C00) == 0x7C00);
+    }
+    for (uint64_t i = 0; i < n && any; ++i) {
+      uint16_t h;
+      std::memcpy(&h, l.scales.data + 2 * i, 2);
+      if ((h & 0x7C00) == 0x7C00)
+        return refuse("the scale of output " + std::to_string(i / units) +
+                      ", group " + std::to_string(i % units) + " is " +
+                      (h & 0x3FF ? "NaN" : "infinite") + ", which " + name +
+                      " forbids (ggml's validation refuses it)");
+    }
+    return type;
+  }
   // Every block is built and compared, element by element, before a byte
   // is written; the writer builds them again.
   const uint64_t rowBlocks = uint64_t(l.in) / 32;
@@ -2464,10 +2524,15 @@ StatusOr<TensorSource> vmpack::formats::hfLinearAsGgml(const HfQuantLinear &l,
   out.info.length = rowBytes * uint64_t(l.out);
   const HfQuantLinear *lp = &l;
   const bool direct = directGgml(l, type);
-  out.produce = [lp, type, rowBytes, run, direct](uint64_t first, uint64_t n,
-                                                  uint8_t *dst) {
+  const bool planarDirect = directPlanar(l, type);
+  out.produce = [lp, type, rowBytes, run, direct,
+                 planarDirect](uint64_t first, uint64_t n, uint8_t *dst) {
     // Rows [r0, r1) as blocks at `to`.
     auto build = [&](int64_t r0, int64_t r1, uint8_t *to) {
+      if (planarDirect) {
+        planarToGgmlRows(*lp, type, r0, r1, to);
+        return;
+      }
       if (direct) {
         quant::gptqToGgmlRows(lp->bits, lp->qweight.data, lp->scales.data,
                               uint64_t(lp->in), uint64_t(lp->out),

@@ -296,6 +296,18 @@ TEST_P(HfQuantCases, PlanarSetsReadBackAsTheSameWeight) {
     EXPECT_EQ((*back)[k].info.shape, (*own)[k].info.shape);
     EXPECT_EQ(bytesOf((*back)[k]), bytesOf((*own)[k])) << (*own)[k].info.name;
   }
+  // ggml blocks (symmetric Q4_0 and Q8_0 are copied straight from the
+  // planar parts): the checkpoint's own blocks, in ragged requests too.
+  StatusOr<uint32_t> type = hfGgmlTarget(m.linear, std::nullopt);
+  if (type) {
+    ASSERT_TRUE(hfGgmlTarget(p, *type));
+    StatusOr<TensorSource> mine = hfLinearAsGgml(p, *type);
+    StatusOr<TensorSource> theirs = hfLinearAsGgml(m.linear, *type);
+    ASSERT_TRUE(mine && theirs);
+    const std::vector<uint8_t> want = bytesOf(*theirs);
+    EXPECT_EQ(produceAll(*mine, {mine->info.length}), want);
+    EXPECT_EQ(produceAll(*mine, {5, 18 * 7 + 3, 34 * 3 + 1, 65536}), want);
+  }
   // A set that does not hold: signed codes with zero points.
   std::vector<quant::PlanarTensorInfo> infos = {
       {"m.weight.q", "si4", {8, 64}, 256},
