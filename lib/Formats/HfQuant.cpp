@@ -2026,8 +2026,8 @@ Status planarLinears(HfQuantModel &modelRef, std::vector<TensorSource> all,
 // -----------------------------------------------------------------
 
 Status vmpack::formats::unpackHfRows(const HfQuantLinear &l, int64_t first,
-                                     int64_t count, uint64_t run,
-                                     HfRows &rows) {
+                                     int64_t count, uint64_t run, HfRows &rows,
+                                     bool withCodes) {
   if (l.fp8 || l.mxfp4 || l.method == HfQuantMethod::Bitsandbytes)
     return Status::invalidArgument("unpackHfRows: " + quoteName(l.weight.name) +
                                    " has no integer codes (" +
@@ -2041,13 +2041,15 @@ Status vmpack::formats::unpackHfRows(const HfQuantLinear &l, int64_t first,
   const uint64_t in = uint64_t(l.in), out = uint64_t(l.out);
   const uint64_t units = in / run;
   const unsigned sb = l.scaleType == "f32" ? 4 : 2;
-  rows.codes.resize(uint64_t(count) * in);
+  rows.codes.resize(withCodes ? uint64_t(count) * in : 0);
   rows.zeros.resize(uint64_t(count) * units);
   rows.scales.resize(uint64_t(count) * units * sb);
   uint8_t *codes = rows.codes.data();
   const uint8_t *qw = l.qweight.data;
 
-  if (l.method == HfQuantMethod::Gptq) {
+  if (!withCodes) {
+    // The scales and zero points only.
+  } else if (l.method == HfQuantMethod::Gptq) {
     // qweight [in * bits / 32, out]: column r is row r's codes as a bit
     // stream. Tiles of 16 columns are gathered into rows (one cache line of
     // each word row), then each row's stream is split into bytes.
@@ -2781,7 +2783,7 @@ vmpack::formats::hfLinearAsMatMulNBits(const HfQuantLinear &l,
   uint8_t scratch[4];
   for (int64_t r = 0; r < l.out; r += step) {
     const int64_t n = std::min(step, l.out - r);
-    if (Status s = unpackHfRows(l, r, n, run, rows); !s)
+    if (Status s = unpackHfRows(l, r, n, run, rows, false); !s)
       return s;
     for (uint64_t i = 0; i < uint64_t(n) * units; ++i) {
       const uint64_t row = uint64_t(r) + i / units, block = i % units * perUnit;
@@ -2837,7 +2839,7 @@ vmpack::formats::hfLinearAsMatMulNBits(const HfQuantLinear &l,
                                               uint8_t *dst) {
           auto [r0, r1] = rowsOf(first, n, rowBytes);
           HfRows rows;
-          (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
+          (void)unpackHfRows(*lp, r0, r1 - r0, run, rows, false);
           std::vector<uint8_t> bytes(uint64_t(r1 - r0) * rowBytes);
           for (int64_t r = 0; r < r1 - r0; ++r)
             fill(rows, uint64_t(r), bytes.data() + uint64_t(r) * rowBytes);
@@ -3219,6 +3221,21 @@ namespace {
 /// the caller).
 void packStreamRange(const uint8_t *vals, uint64_t e0, uint64_t count,
                      unsigned bits, uint64_t first, uint64_t n, uint8_t *dst) {
+  if (8 % bits == 0) {
+    // 2, 4 or 8 bits: whole values per byte, each byte built at once.
+    const unsigned per = 8 / bits;
+    const uint32_t mask = (1u << bits) - 1;
+    for (uint64_t b = first; b < first + n; ++b) {
+      uint32_t v = 0;
+      for (unsigned j = 0; j < per; ++j) {
+        const uint64_t e = b * per + j;
+        if (e >= e0 && e - e0 < count)
+          v |= (uint32_t(vals[e - e0]) & mask) << (j * bits);
+      }
+      dst[b - first] |= uint8_t(v);
+    }
+    return;
+  }
   const uint64_t lo = first * 8, hi = (first + n) * 8;
   for (uint64_t k = 0; k < count; ++k) {
     const uint64_t bit = (e0 + k) * bits;
@@ -3303,7 +3320,7 @@ vmpack::formats::hfLinearAsPlanar(const HfQuantLinear &l) {
     HfRows rows;
     for (int64_t r = 0; r < l.out; r += step) {
       const int64_t n = std::min(step, l.out - r);
-      if (Status s = unpackHfRows(l, r, n, run, rows); !s)
+      if (Status s = unpackHfRows(l, r, n, run, rows, false); !s)
         return s;
       for (uint64_t i = 0; i < uint64_t(n) * units; ++i) {
         const uint8_t z = rows.zeros[i];
@@ -3341,7 +3358,7 @@ vmpack::formats::hfLinearAsPlanar(const HfQuantLinear &l) {
         [lp, run, rowBytes, scales](uint64_t first, uint64_t n, uint8_t *dst) {
           auto [r0, r1] = rowsOf(first, n, rowBytes);
           HfRows rows;
-          (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
+          (void)unpackHfRows(*lp, r0, r1 - r0, run, rows, false);
           const std::vector<uint8_t> &src = scales ? rows.scales : rows.zeros;
           std::memcpy(dst, src.data() + (first - uint64_t(r0) * rowBytes), n);
         };
@@ -3359,7 +3376,7 @@ vmpack::formats::hfLinearAsPlanar(const HfQuantLinear &l) {
         packedRows(name + ".m", "ui" + width, l.out, units, bits,
                    [lp, run](int64_t r0, int64_t r1, std::vector<uint8_t> &v) {
                      HfRows rows;
-                     (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
+                     (void)unpackHfRows(*lp, r0, r1 - r0, run, rows, false);
                      v = std::move(rows.zeros);
                    }));
   }
@@ -3427,6 +3444,22 @@ uint32_t codeAt(const HfQuantLinear &l, uint64_t o, uint64_t i) {
     break;
   }
   return 0;
+}
+
+/// Codes [o, i0 .. i0 + count) of `l`, one per byte at `out` (codeAt's
+/// values; a planar set's row read as one run of its stream).
+void codesAt(const HfQuantLinear &l, uint64_t o, uint64_t i0, uint64_t count,
+             uint8_t *out) {
+  if (l.method == HfQuantMethod::Planar) {
+    unpackPacked(l.qweight.data, l.qweight.info.length, o * uint64_t(l.in) + i0,
+                 count, l.bits, out);
+    if (l.symmetric)
+      for (uint64_t k = 0; k < count; ++k)
+        out[k] ^= uint8_t(1u << (l.bits - 1));
+    return;
+  }
+  for (uint64_t k = 0; k < count; ++k)
+    out[k] = uint8_t(codeAt(l, o, i0 + k));
 }
 
 /// Scale type name -> FloatType.
@@ -3782,14 +3815,22 @@ StatusOr<std::vector<TensorSource>> rowsAsGptq(const HfQuantLinear &l,
   parts.push_back(computed(
       module + ".qweight", "I32", {int64_t(in * bits / 32), l.out},
       in * bits / 32 * rowBytes,
-      [lp, bits, out, rowBytes](uint64_t f, uint64_t n, uint8_t *d) {
+      [lp, bits, out, in, rowBytes](uint64_t f, uint64_t n, uint8_t *d) {
         byRows(f, n, rowBytes, d, [&](uint64_t w0, uint64_t c, uint8_t *o) {
+          // The codes of inputs [i0, i1) of every output, row by row.
+          const uint64_t i0 = 32 * w0 / bits;
+          const uint64_t i1 =
+              std::min<uint64_t>(in, (32 * (w0 + c) + bits - 1) / bits);
+          const uint64_t span = i1 - i0;
+          std::vector<uint8_t> codes(out * span);
+          for (uint64_t r = 0; r < out; ++r)
+            codesAt(*lp, r, i0, span, codes.data() + r * span);
           for (uint64_t w = w0; w < w0 + c; ++w)
             for (uint64_t r = 0; r < out; ++r) {
               uint64_t v = 0;
               for (uint64_t e = 32 * w / bits; e * bits < 32 * w + 32; ++e) {
                 const int64_t shift = int64_t(e * bits) - int64_t(32 * w);
-                const uint64_t code = codeAt(*lp, r, e);
+                const uint64_t code = codes[r * span + (e - i0)];
                 v |= shift >= 0 ? code << shift : code >> -shift;
               }
               store32le(o + (w - w0) * rowBytes + r * 4, uint32_t(v));
@@ -3871,11 +3912,16 @@ StatusOr<std::vector<TensorSource>> rowsAsAwq(const HfQuantLinear &l,
   };
   parts.push_back(computed(
       module + ".qweight", "I32", {l.in, int64_t(out / 8)}, in * rowBytes,
-      [lp, rowBytes, awqRow](uint64_t f, uint64_t n, uint8_t *d) {
+      [lp, out, rowBytes, awqRow](uint64_t f, uint64_t n, uint8_t *d) {
         byRows(f, n, rowBytes, d, [&](uint64_t i0, uint64_t c, uint8_t *o) {
+          // The codes of inputs [i0, i0 + c) of every output, row by row.
+          std::vector<uint8_t> codes(out * c);
+          for (uint64_t r = 0; r < out; ++r)
+            codesAt(*lp, r, i0, c, codes.data() + r * c);
           for (uint64_t i = i0; i < i0 + c; ++i)
-            awqRow([&](uint64_t r) { return codeAt(*lp, r, i); },
-                   o + (i - i0) * rowBytes);
+            awqRow(
+                [&](uint64_t r) { return uint32_t(codes[r * c + (i - i0)]); },
+                o + (i - i0) * rowBytes);
         });
       }));
   parts.push_back(computed(

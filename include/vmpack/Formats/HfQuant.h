@@ -327,13 +327,14 @@ openHfQuantModel(const std::string &path,
 
 /// Rows [first, first + count) of `linear`, unpacked: one code per byte,
 /// one true zero point per byte, scales as stored, `run` positions of `in`
-/// per group (run from uniformRun; in % run == 0).
+/// per group (run from uniformRun; in % run == 0). Without `withCodes`,
+/// the scales and zero points only (codes empty).
 struct HfRows {
   std::vector<uint8_t> codes, zeros, scales;
   quant::GroupQuantSource source;
 };
 Status unpackHfRows(const HfQuantLinear &linear, int64_t first, int64_t count,
-                    uint64_t run, HfRows &rows);
+                    uint64_t run, HfRows &rows, bool withCodes = true);
 
 /// The ggml block type `linear` is written as: `requested`, or by default
 /// Q4_0 for symmetric 4-bit codes, Q8_0 for symmetric 8-bit codes, Q4_1
