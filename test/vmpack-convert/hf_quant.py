@@ -884,6 +884,11 @@ def hostile(d, kind):
         del t[m + "qzeros"]
     elif kind == "no-scales":
         del t[m + "scales"]
+    elif kind == "nan-scale":  # group 1, output 2: a float16 NaN
+        dt, a = t[m + "scales"]
+        a = a.copy()
+        a.view(np.uint16)[1, 2] = 0x7E00
+        t[m + "scales"] = (dt, a)
     elif kind == "scales-shape":
         dt, a = t[m + "scales"]
         t[m + "scales"] = (dt, a[:, :-8])
