@@ -1778,6 +1778,12 @@ StatusOr<HfPlanarSet> vmpack::formats::checkHfPlanarSet(
   if (q->shape.size() != 2 || q->shape[0] <= 0 || q->shape[1] <= 0)
     return bad(q->name,
                "the codes are 2-D [out, in], not " + shapeText(q->shape));
+  uint64_t elements = 0;
+  if (__builtin_mul_overflow(uint64_t(q->shape[0]), uint64_t(q->shape[1]),
+                             &elements) ||
+      elements >= (uint64_t(1) << 60))
+    return bad(q->name,
+               "the codes' shape " + shapeText(q->shape) + " is too large");
   set.bits = bits;
   set.symmetric = signedCodes;
   set.out = q->shape[0];

@@ -324,6 +324,13 @@ TEST_P(HfQuantCases, PlanarSetsReadBackAsTheSameWeight) {
   infos[2].type = "f16";
   infos[2].byteLength = 32;
   EXPECT_TRUE(checkHfPlanarSet("m.weight", infos)->affine);
+  // Shapes whose sizes overflow are refused, not wrapped around.
+  infos[0].shape = {int64_t(1) << 40, int64_t(1) << 30};
+  infos[1].shape = {int64_t(1) << 40, 1};
+  infos[2].shape = infos[1].shape;
+  StatusOr<HfPlanarSet> huge = checkHfPlanarSet("m.weight", infos);
+  ASSERT_FALSE(huge);
+  EXPECT_NE(huge.status().message().find("too large"), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(
