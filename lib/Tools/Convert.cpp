@@ -1153,6 +1153,20 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     }
   }
 
+  // A Hugging Face scheme is written from quantized linears only; with
+  // none in any input there is nothing to write as it.
+  if (options.quant &&
+      parseQuantTarget(*options.quant)->kind == QuantTarget::HfScheme) {
+    size_t linears = 0;
+    for (const auto &m : hfModels)
+      linears += m->linears.size();
+    if (linears == 0)
+      return Status::invalidArgument(
+          "--quant=" + *options.quant +
+          ": no input holds quantized weights to write as " + *options.quant +
+          " (a Hugging Face checkpoint's, or group planar sets recorded by "
+          "vmpack.planar.NAME = \"group\", which .irpa files do not keep)");
+  }
   if (Status s = applyQuantTarget(options, tensors, merger.merged()); !s)
     return s;
   result.format = to;
