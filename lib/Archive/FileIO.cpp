@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <fcntl.h>
 #include <limits>
 #include <map>
@@ -14,6 +15,7 @@
 #include <system_error>
 #include <unistd.h>
 #include <utility>
+#include <vector>
 
 using namespace vmpack::archive;
 using namespace vmpack::archive::detail;
@@ -144,7 +146,8 @@ void InputFileGuard::release() {
 }
 
 Status vmpack::archive::detail::checkNotAnInput(const std::string &path,
-                                                const std::string &role) {
+                                                const std::string &role,
+                                                const std::string &advice) {
   struct stat st;
   if (path.empty() || ::stat(path.c_str(), &st) != 0)
     return Status::ok(); // nothing there (yet) to lose
@@ -152,7 +155,8 @@ Status vmpack::archive::detail::checkNotAnInput(const std::string &path,
     std::string same = *input == path ? "" : " (the same file)";
     return Status::invalidArgument(
         role + " '" + path + "' is the input '" + *input + "'" + same +
-        "; nothing was written: choose another " + role + " name");
+        "; nothing was written: " +
+        (advice.empty() ? "choose another " + role + " name" : advice));
   }
   return Status::ok();
 }
@@ -182,6 +186,67 @@ vmpack::archive::detail::resolveOutputPath(const std::string &path) {
   return Status::ioError("'" + path +
                          "': too many levels of symbolic links to write "
                          "through");
+}
+
+namespace {
+
+/// The destination `path` names, spelled canonically: the longest prefix
+/// of its directories that exists through realpath, the rest (which the
+/// writer creates, as mkdir -p: no symlinks there) lexically, then its name.
+std::string canonicalDestination(const std::string &path) {
+  StatusOr<std::string> resolved = resolveOutputPath(path);
+  std::string p = resolved ? *resolved : path;
+  if (p.empty() || p[0] != '/') {
+    if (char *cwd = ::getcwd(nullptr, 0)) {
+      p = std::string(cwd) + "/" + p;
+      std::free(cwd);
+    }
+  }
+  std::vector<std::string> parts;
+  for (size_t at = 0; at <= p.size();) {
+    size_t slash = p.find('/', at);
+    if (slash == std::string::npos)
+      slash = p.size();
+    if (slash > at)
+      parts.push_back(p.substr(at, slash - at));
+    at = slash + 1;
+  }
+  std::string base = "/";
+  size_t rest = 0;
+  for (size_t k = parts.size(); k-- > 0;) {
+    std::string prefix;
+    for (size_t i = 0; i < k; ++i)
+      prefix += "/" + parts[i];
+    if (char *real =
+            ::realpath(prefix.empty() ? "/" : prefix.c_str(), nullptr)) {
+      base = real;
+      std::free(real);
+      rest = k;
+      break;
+    }
+  }
+  for (size_t i = rest; i < parts.size(); ++i) {
+    if (parts[i] == ".")
+      continue;
+    if (parts[i] == "..") {
+      size_t slash = base.find_last_of('/');
+      base = slash == 0 || slash == std::string::npos ? "/"
+                                                      : base.substr(0, slash);
+      continue;
+    }
+    base += (base == "/" ? "" : "/") + parts[i];
+  }
+  return base;
+}
+
+} // namespace
+
+bool vmpack::archive::detail::sameDestination(const std::string &a,
+                                              const std::string &b) {
+  struct stat sa, sb;
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  return canonicalDestination(a) == canonicalDestination(b);
 }
 
 Status vmpack::archive::detail::createDirectories(const std::string &dir) {
@@ -321,6 +386,26 @@ Status vmpack::archive::detail::commitTempFile(int fd,
     return Status::ioError("fsync of directory '" + dir +
                            "': " + errnoText(err));
   return Status::ok();
+}
+
+Status vmpack::archive::detail::writeFileAtomically(
+    const std::string &path,
+    const std::function<Status(int fd, const std::string &tempPath)> &fill,
+    bool fsync) {
+  int fd = -1;
+  std::string temp;
+  if (Status s = createTempFileBeside(path, fd, temp); !s)
+    return s;
+  if (Status s = fill(fd, temp); !s) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return s;
+  }
+  bool renamed = false;
+  Status committed = commitTempFile(fd, temp, path, fsync, renamed);
+  if (!renamed)
+    ::unlink(temp.c_str());
+  return committed;
 }
 
 TempOutput::~TempOutput() {

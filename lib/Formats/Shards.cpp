@@ -389,8 +389,9 @@ staleSetFiles(const std::string &stem, std::string_view ext, unsigned count) {
   }
   for (const std::string &path : stale)
     if (Status s = archive::detail::checkNotAnInput(
-            path, "file of the older set '" + stem + std::string(ext) +
-                      "' to remove");
+            path,
+            "file of the older set '" + stem + std::string(ext) + "' to remove",
+            "write the new set to another name or directory");
         !s)
       return s;
   return stale;
@@ -709,6 +710,12 @@ StatusOr<FileList> openSafetensorsIndex(const std::string &indexPath) {
         return Status::formatError("'" + f->path + "' holds tensor " +
                                    quoteName(t.name) + ", which '" + indexPath +
                                    "' does not list");
+  // The index is an input too: its mapping (and with it the guard that no
+  // writer replaces it, archive::detail::InputFileGuard) lives as long as
+  // the set.
+  if (!files.empty())
+    files.front()->owned.push_back(
+        std::shared_ptr<archive::MappedFile>(std::move(*map)));
   return files;
 }
 

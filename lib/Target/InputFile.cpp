@@ -11,6 +11,8 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 
+#include <unistd.h>
+
 using namespace mlir;
 
 namespace {
@@ -46,10 +48,13 @@ OwningOpRef<ModuleOp> mlir::vmpack_compiler::parseInputFile(
       openInputFile(path, llvm::Align(64), &errorMessage);
   if (!input)
     return {};
-  if (path != "-")
-    input = std::make_unique<GuardedInputBuffer>(
-        std::move(input),
-        vmpack::archive::detail::InputFileGuard::forPath(path.str()));
+  // Standard input redirected from a file is that file: it is guarded too.
+  input = std::make_unique<GuardedInputBuffer>(
+      std::move(input),
+      path == "-"
+          ? vmpack::archive::detail::InputFileGuard::forDescriptor(STDIN_FILENO,
+                                                                   "<stdin>")
+          : vmpack::archive::detail::InputFileGuard::forPath(path.str()));
   llvm::MemoryBufferRef inputRef = input->getMemBufferRef();
   sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   if (textFastPath && !isBytecode(inputRef))

@@ -331,40 +331,29 @@ LogicalResult mlir::vmpack_compiler::writeProgramFile(ModuleOp module,
                                                       StringRef path) {
   // Through the archive layer's temporary file: never over an input,
   // written through symlinks, the replaced file's mode kept.
-  namespace fileio = vmpack::archive::detail;
-  int fd = -1;
-  std::string temp;
-  if (vmpack::archive::Status s =
-          fileio::createTempFileBeside(path.str(), fd, temp);
-      !s)
-    return module.emitError() << s.message();
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);
-    if (path.ends_with(".mlirbc")) {
-      if (failed(writeBytecodeToFile(module, os))) {
-        ::close(fd);
-        ::unlink(temp.c_str());
-        return module.emitError() << "cannot write the program as bytecode";
-      }
-    } else {
-      module.print(os);
-      os << "\n";
-    }
-    os.flush();
-    if (os.has_error()) {
-      std::string message = os.error().message();
-      os.clear_error();
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return module.emitError() << "writing '" << temp << "': " << message;
-    }
-  }
-  bool renamed = false;
-  vmpack::archive::Status committed =
-      fileio::commitTempFile(fd, temp, path.str(), /*fsync=*/false, renamed);
-  if (!renamed)
-    ::unlink(temp.c_str());
-  if (!committed)
-    return module.emitError() << committed.message();
+  vmpack::archive::Status written =
+      vmpack::archive::detail::writeFileAtomically(
+          path.str(),
+          [&](int fd, const std::string &temp) -> vmpack::archive::Status {
+            llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);
+            if (path.ends_with(".mlirbc")) {
+              if (failed(writeBytecodeToFile(module, os)))
+                return vmpack::archive::Status::ioError(
+                    "cannot write the program as bytecode");
+            } else {
+              module.print(os);
+              os << "\n";
+            }
+            os.flush();
+            if (os.has_error()) {
+              std::string message = os.error().message();
+              os.clear_error();
+              return vmpack::archive::Status::ioError("writing '" + temp +
+                                                      "': " + message);
+            }
+            return vmpack::archive::Status::ok();
+          });
+  if (!written)
+    return module.emitError() << written.message();
   return success();
 }

@@ -82,10 +82,11 @@ vmpack::tools::parseMlirToolCommandLine(int argc, char **argv, const char *tool,
 }
 
 ToolDiagnostics::ToolDiagnostics(mlir::MLIRContext *context, const char *tool,
-                                 bool quiet)
+                                 bool quiet, llvm::raw_ostream *stream)
     : context(context) {
   id = context->getDiagEngine().registerHandler(
-      [tool, quiet](mlir::Diagnostic &diag) -> mlir::LogicalResult {
+      [tool, quiet, stream](mlir::Diagnostic &diag) -> mlir::LogicalResult {
+        llvm::raw_ostream &os = stream ? *stream : llvm::errs();
         mlir::DiagnosticSeverity severity = diag.getSeverity();
         if (quiet && severity != mlir::DiagnosticSeverity::Error)
           return mlir::success();
@@ -96,9 +97,9 @@ ToolDiagnostics::ToolDiagnostics(mlir::MLIRContext *context, const char *tool,
             : severity == mlir::DiagnosticSeverity::Warning ? "warning"
             : severity == mlir::DiagnosticSeverity::Note    ? "note"
                                                             : "remark";
-        llvm::errs() << tool << ": " << kind << ": " << diag.str() << "\n";
+        os << tool << ": " << kind << ": " << diag.str() << "\n";
         for (mlir::Diagnostic &note : diag.getNotes())
-          llvm::errs() << tool << ": note: " << note.str() << "\n";
+          os << tool << ": note: " << note.str() << "\n";
         return mlir::success();
       });
 }

@@ -210,7 +210,9 @@ static bool notFor(const cl::Option &option, bool applies,
                << " does not apply to "
                << vmpack::tools::formatInfo(format).description << " ("
                << vmpack::tools::formatName(format) << "): it is for "
-               << appliesTo << " outputs\n";
+               << appliesTo
+               << " outputs\n(vmpack-compile --help shows the "
+                  "usage)\n";
   return true;
 }
 
@@ -331,10 +333,8 @@ int main(int argc, char **argv) {
               fileio::checkNotAnInput(emitProgram, "--emit-program file");
           !s)
         return refuse(s.message());
-      fileio::InputFileGuard output =
-          fileio::InputFileGuard::forPath(outputFilename);
-      if (emitProgram == outputFilename ||
-          !fileio::checkNotAnInput(emitProgram).isOk())
+      if (!isStdout(outputFilename) &&
+          fileio::sameDestination(emitProgram, outputFilename))
         return refuse("--emit-program '" + emitProgram +
                       "' names the output '" + outputFilename +
                       "'; write the program to another file");

@@ -3,6 +3,7 @@
 
 #include "DumpMlir.h"
 
+#include "vmpack/Archive/FileIO.h"
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Target/ModuleRebuilder.h"
 #include "vmpack/Tools/MlirFiles.h"
@@ -14,6 +15,8 @@
 #include "mlir/InitAllDialects.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <unistd.h>
 
 const char *vmpack::dump::dumpMlirVersion() {
   return vmpack::tools::mlirVersion();
@@ -46,7 +49,13 @@ int vmpack::dump::printModuleAsMlir(const archive::ArchiveReader &reader,
     os << "\n";
     return llvm::Error::success();
   };
-  if (options.outputPath.empty()) {
+  if (options.outputPath.empty() || options.outputPath == "-") {
+    if (options.emitBytecode && ::isatty(STDOUT_FILENO)) {
+      llvm::errs() << "vmpack-dump: error: -o -: MLIR bytecode is binary and "
+                      "standard output is a terminal; redirect it to a file "
+                      "or a pipe\n";
+      return 1;
+    }
     if (llvm::Error error = write(llvm::outs())) {
       llvm::errs() << "vmpack-dump: error: " << llvm::toString(std::move(error))
                    << "\n";
@@ -55,11 +64,26 @@ int vmpack::dump::printModuleAsMlir(const archive::ArchiveReader &reader,
     llvm::outs().flush();
     return 0;
   }
-  // A temporary file renamed into place: an existing file is replaced only
-  // by a complete one.
-  if (llvm::Error error = llvm::writeToOutput(options.outputPath, write)) {
-    llvm::errs() << "vmpack-dump: error: '" << options.outputPath
-                 << "': " << llvm::toString(std::move(error)) << "\n";
+  // As every writer: a temporary file beside the output, renamed into
+  // place when complete; never over an input (the module shown is one),
+  // written through symlinks, the replaced file's mode kept.
+  namespace fileio = vmpack::archive::detail;
+  archive::Status written = fileio::writeFileAtomically(
+      options.outputPath,
+      [&](int fd, const std::string &temp) -> archive::Status {
+        llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);
+        if (llvm::Error error = write(os))
+          return archive::Status::ioError(llvm::toString(std::move(error)));
+        os.flush();
+        if (os.has_error()) {
+          std::string message = os.error().message();
+          os.clear_error();
+          return archive::Status::ioError("writing '" + temp + "': " + message);
+        }
+        return archive::Status::ok();
+      });
+  if (!written) {
+    llvm::errs() << "vmpack-dump: error: " << written.message() << "\n";
     return 1;
   }
   return 0;

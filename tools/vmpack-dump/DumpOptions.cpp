@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 using namespace vmpack::dump;
 
@@ -36,10 +37,12 @@ const char *vmpack::dump::dumpUsage() {
          "                        every byte); exit 0 only if all holds\n"
          "  --extract NAME -o FILE\n"
          "                        write segment NAME's stored bytes to FILE\n"
+         "                        (- for standard output)\n"
          "  --mlir                the program as MLIR text, every constant\n"
          "                        rebuilt as the attribute it was compiled\n"
          "                        from (after a full verification), to\n"
-         "                        stdout or -o FILE; with:\n"
+         "                        stdout or -o FILE (.mlir text, .mlirbc\n"
+         "                        bytecode); with:\n"
          "    --mlir-print-op-generic   every op in generic form\n"
          "    --mlir-print-debuginfo    with locations\n"
          "    --emit-bytecode           MLIR bytecode (needs -o)\n"
@@ -79,7 +82,20 @@ bool vmpack::dump::parseDumpOptions(int argc, char **argv, DumpOptions &options,
   };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    // --name=VALUE is --name VALUE, as in every tool.
+    std::optional<std::string> inlineValue;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos &&
+        arg.rfind("--load=", 0) != 0 && arg.rfind("--threads=", 0) != 0) {
+      inlineValue = arg.substr(arg.find('=') + 1);
+      arg = arg.substr(0, arg.find('='));
+    }
+    bool valueUsed = false;
     auto value = [&](std::string &out) {
+      valueUsed = true;
+      if (inlineValue) {
+        out = *inlineValue;
+        return true;
+      }
       if (i + 1 >= argc) {
         error = arg + " needs a value";
         return false;
@@ -156,6 +172,10 @@ bool vmpack::dump::parseDumpOptions(int argc, char **argv, DumpOptions &options,
               arg + "')";
       return false;
     }
+    if (inlineValue && !valueUsed) {
+      error = arg + " takes no value (got '" + arg + "=" + *inlineValue + "')";
+      return false;
+    }
   }
   if (options.modulePath.empty()) {
     error = "no module given";
@@ -177,8 +197,26 @@ bool vmpack::dump::parseDumpOptions(int argc, char **argv, DumpOptions &options,
             "--emit-bytecode are options of --mlir";
     return false;
   }
+  if (options.action == Action::Mlir && !options.outputPath.empty() &&
+      options.outputPath != "-") {
+    // The output is what it is named: .mlir text, .mlirbc bytecode.
+    std::optional<tools::Format> named =
+        tools::formatFromExtension(options.outputPath);
+    if (named != tools::Format::Mlir && named != tools::Format::Mlirbc) {
+      error = "'" + options.outputPath +
+              "': --mlir writes MLIR, named .mlir (text) or .mlirbc "
+              "(bytecode), or - for standard output";
+      return false;
+    }
+    if (named == tools::Format::Mlir && options.emitBytecode) {
+      error = "--emit-bytecode writes MLIR bytecode, and '" +
+              options.outputPath + "' names MLIR text; name it .mlirbc";
+      return false;
+    }
+    options.emitBytecode = named == tools::Format::Mlirbc;
+  }
   if (options.emitBytecode && options.outputPath.empty()) {
-    error = "--emit-bytecode needs -o FILE";
+    error = "--emit-bytecode needs -o FILE (or -o - for standard output)";
     return false;
   }
   return true;

@@ -8,6 +8,7 @@
 #include "vmpack/Quant/GgmlDecode.h"
 #include "vmpack/Quant/QuantizedWeight.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <optional>
 #include <unistd.h>
@@ -56,28 +57,43 @@ int vmpack::dump::error(const std::string &message) {
 Status vmpack::dump::writeOutputFile(
     const std::string &path, uint64_t size,
     const std::function<void(uint64_t, uint8_t *, size_t)> &produce) {
-  int fd = -1;
-  std::string temp;
-  if (Status st = createTempFileBeside(path, fd, temp); !st)
-    return st;
   std::vector<uint8_t> buffer(size_t(1) << 20);
-  for (uint64_t at = 0; at < size;) {
-    size_t n = size_t(std::min<uint64_t>(buffer.size(), size - at));
-    produce(at, buffer.data(), n);
-    if (Status st =
-            pwriteAll(fd, buffer.data(), n, at, "writing '" + temp + "'");
-        !st) {
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return st;
+  if (path == "-") {
+    // Standard output: the bytes in order, never to a terminal.
+    if (::isatty(STDOUT_FILENO))
+      return Status::invalidArgument(
+          "-o -: the tensor's bytes are binary and standard output is a "
+          "terminal; redirect it to a file or a pipe");
+    std::fflush(stdout);
+    for (uint64_t at = 0; at < size;) {
+      size_t n = size_t(std::min<uint64_t>(buffer.size(), size - at));
+      produce(at, buffer.data(), n);
+      for (size_t done = 0; done < n;) {
+        ssize_t w = ::write(STDOUT_FILENO, buffer.data() + done, n - done);
+        if (w < 0 && errno == EINTR)
+          continue;
+        if (w < 0)
+          return Status::ioError("writing to standard output: " +
+                                 errnoText(errno));
+        done += size_t(w);
+      }
+      at += n;
     }
-    at += n;
+    return Status::ok();
   }
-  bool renamed = false;
-  Status st = commitTempFile(fd, temp, path, /*fsync=*/false, renamed);
-  if (!renamed)
-    ::unlink(temp.c_str());
-  return st;
+  return writeFileAtomically(
+      path, [&](int fd, const std::string &temp) -> Status {
+        for (uint64_t at = 0; at < size;) {
+          size_t n = size_t(std::min<uint64_t>(buffer.size(), size - at));
+          produce(at, buffer.data(), n);
+          if (Status st =
+                  pwriteAll(fd, buffer.data(), n, at, "writing '" + temp + "'");
+              !st)
+            return st;
+          at += n;
+        }
+        return Status::ok();
+      });
 }
 
 std::string vmpack::dump::ggmlTypeText(uint32_t type) {

@@ -24,8 +24,9 @@ std::string jsonString(const std::string &s);
 int error(const std::string &message);
 
 /// Writes `size` bytes to `path` through a temporary file beside it that
-/// is renamed over `path` only when complete. `produce(offset, buffer, n)`
-/// fills `n` bytes of the output starting at `offset`.
+/// is renamed over `path` only when complete (never over an input), or
+/// for "-" to standard output (refused when it is a terminal). `produce(offset,
+/// buffer, n)` fills `n` bytes of the output starting at `offset`.
 archive::Status writeOutputFile(
     const std::string &path, uint64_t size,
     const std::function<void(uint64_t, uint8_t *, size_t)> &produce);

@@ -17,6 +17,7 @@
 
 #include "ModelBuilder.h"
 
+#include "vmpack/Archive/FileIO.h"
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Tools/FormatTable.h"
 #include "vmpack/Tools/MlirToolSupport.h"
@@ -137,39 +138,33 @@ LogicalResult emit(ModuleOp module, StreamedBlobs &streamed,
   llvm_unreachable("unknown format");
 }
 
-/// Writes through a temporary file in the output's directory and renames it
-/// into place, so a reader never sees a half-written model.
+/// Writes as every vmpack writer does (archive::detail::writeFileAtomically):
+/// a temporary file beside the output, renamed into place when complete, so
+/// a reader never sees a half-written model; missing parent directories are
+/// created, a symlink is written through, the replaced file's mode kept.
 LogicalResult writeOutput(ModuleOp module, StreamedBlobs &streamed) {
   if (outputPath == "-")
     return emit(module, streamed, llvm::outs());
-  auto temp = llvm::sys::fs::TempFile::create(outputPath + ".tmp-%%%%%%");
-  if (!temp) {
-    llvm::errs() << "vmpack-gen: error: cannot create a temporary file next "
-                    "to '"
-                 << outputPath << "': " << llvm::toString(temp.takeError())
-                 << "\n";
-    return failure();
-  }
-  bool ok;
-  {
-    llvm::raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
-    ok = succeeded(emit(module, streamed, os));
-    os.flush();
-    if (os.has_error()) {
-      llvm::errs() << "vmpack-gen: error: writing '" << outputPath
-                   << "' failed: " << os.error().message() << "\n";
-      os.clear_error();
-      ok = false;
-    }
-  }
-  if (!ok) {
-    llvm::consumeError(temp->discard());
-    return failure();
-  }
-  if (llvm::Error err = temp->keep(outputPath)) {
-    llvm::errs() << "vmpack-gen: error: cannot rename the output into '"
-                 << outputPath << "': " << llvm::toString(std::move(err))
-                 << "\n";
+  bool emitFailed = false;
+  vmpack::archive::Status written =
+      vmpack::archive::detail::writeFileAtomically(
+          outputPath,
+          [&](int fd, const std::string &temp) -> vmpack::archive::Status {
+            llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);
+            emitFailed = failed(emit(module, streamed, os));
+            os.flush();
+            if (os.has_error()) {
+              std::string message = os.error().message();
+              os.clear_error();
+              return vmpack::archive::Status::ioError("writing '" + temp +
+                                                      "': " + message);
+            }
+            if (emitFailed)
+              return vmpack::archive::Status::ioError("cannot write the model");
+            return vmpack::archive::Status::ok();
+          });
+  if (!written) {
+    llvm::errs() << "vmpack-gen: error: " << written.message() << "\n";
     return failure();
   }
   return success();

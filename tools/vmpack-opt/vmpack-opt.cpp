@@ -7,8 +7,11 @@
 // every vmpack tool's: usage errors exit 2, --version gives vmpack's and
 // MLIR's versions, and an input of another format is named as what it is.
 // Unlike mlir-opt, an output that is the input file (under any name: a
-// symlink, a hard link, another spelling) is refused before anything is
-// written, and missing parent directories are created.
+// symlink, a hard link, another spelling; standard input redirected from
+// it) is refused before anything is written, an output file is replaced
+// only by a complete one (a failed run leaves it as it was), its name must
+// not be another format's (.mlirbc writes bytecode), and missing parent
+// directories are created.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,10 +31,12 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
@@ -71,19 +76,68 @@ int main(int argc, char **argv) {
     if (!format)
       return report.error(format.status().message());
   }
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
+  // Listings, and output to standard output: mlir-opt's own driver.
+  if (config.shouldShowDialects() || config.shouldListPasses() ||
+      isStdout(output))
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, input, output, registry));
+
+  // The output is what it is named: MLIR text or bytecode (.mlirbc writes
+  // bytecode, as --emit-bytecode); a name of another format is refused. A
+  // name with no extension of the table is written as mlir-opt would.
+  std::optional<Format> named = formatFromExtension(output);
+  if (named && *named != Format::Mlir && *named != Format::Mlirbc)
+    return report.usageError(
+        "'" + output + "': its extension names " +
+        formatInfo(*named).description +
+        ", which vmpack-opt does not write; it writes MLIR, .mlir (text) or "
+        ".mlirbc (bytecode)");
+  if (named == Format::Mlir && config.shouldEmitBytecode())
+    return report.usageError("--emit-bytecode writes MLIR bytecode, and '" +
+                             output + "' names MLIR text; name it .mlirbc");
+  if (named == Format::Mlirbc)
+    config.emitBytecode(true);
+
+  // The input (a file, or standard input redirected from one) is guarded
+  // for the whole run: no output replaces it under any name.
   namespace fileio = vmpack::archive::detail;
-  if (input != "-" && output != "-") {
-    fileio::InputFileGuard guard = fileio::InputFileGuard::forPath(input);
-    if (vmpack::archive::Status s = fileio::checkNotAnInput(output); !s)
-      return report.error(s.message());
-  }
-  // Missing parent directories are created, as by every vmpack tool.
-  if (output != "-")
-    if (vmpack::archive::Status s =
-            fileio::createDirectories(fileio::parentDirectory(output));
-        !s)
-      return report.error("cannot create the output '" + output +
-                          "': " + s.message());
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, input, output, registry));
+  fileio::InputFileGuard guard =
+      input == "-" ? fileio::InputFileGuard::forDescriptor(0, "<stdin>")
+                   : fileio::InputFileGuard::forPath(input);
+  if (vmpack::archive::Status s = fileio::checkNotAnInput(output); !s)
+    return report.error(s.message());
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      mlir::openInputFile(input, &errorMessage);
+  if (!file)
+    return report.error(errorMessage);
+  // Unlike mlir-opt, which opens the output first and removes it when the
+  // run fails, the output is written to a temporary file beside it, renamed
+  // into place only when the run succeeded: a failed run leaves an existing
+  // output as it was (missing parent directories are created, symlinks
+  // written through, the replaced file's mode kept).
+  bool runFailed = false;
+  vmpack::archive::Status written = fileio::writeFileAtomically(
+      output, [&](int fd, const std::string &temp) -> vmpack::archive::Status {
+        llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);
+        runFailed = mlir::failed(
+            mlir::MlirOptMain(os, std::move(file), registry, config));
+        os.flush();
+        if (os.has_error()) {
+          std::string message = os.error().message();
+          os.clear_error();
+          return vmpack::archive::Status::ioError("writing '" + temp +
+                                                  "': " + message);
+        }
+        if (runFailed)
+          return vmpack::archive::Status::invalidArgument("");
+        return vmpack::archive::Status::ok();
+      });
+  if (runFailed)
+    return kExitFailure;
+  if (!written)
+    return report.error(written.message());
+  return kExitSuccess;
 }

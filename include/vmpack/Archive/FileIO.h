@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <sys/types.h>
@@ -72,9 +73,11 @@ private:
 /// Fails with an invalid-argument status naming both paths when `path`
 /// (after resolving symlinks) is a file guarded by an InputFileGuard:
 /// "output 'x' is the input 'y' (the same file); nothing was written".
-/// `role` says what the path is for ("output", "file to replace", ...).
+/// `role` says what the path is for ("output", "file to replace", ...);
+/// `advice` what to do instead (default "choose another ROLE name").
 Status checkNotAnInput(const std::string &path,
-                       const std::string &role = "output");
+                       const std::string &role = "output",
+                       const std::string &advice = "");
 
 /// The file that writing `path` replaces: `path` itself, or, when `path`
 /// is a symbolic link, the file it finally points to (relative links are
@@ -82,6 +85,12 @@ Status checkNotAnInput(const std::string &path,
 /// write through symlinks as `cp` does: the link stays a link and its
 /// target gets the new contents. At most 40 links are followed.
 StatusOr<std::string> resolveOutputPath(const std::string &path);
+
+/// True when writing `a` and writing `b` would replace the same file: the
+/// same file after resolveOutputPath (device and inode when it exists), or
+/// the same name in the same directory when it does not exist yet ("x",
+/// "./x", "d/../x" and a symlink to x are one destination).
+bool sameDestination(const std::string &a, const std::string &b);
 
 /// Creates the missing directories of `directory` (mode 0777 minus the
 /// umask), like `mkdir -p`. The error names the first one that could not be
@@ -118,6 +127,16 @@ Status reserveFileSpace(int fd, uint64_t size, const std::string &path);
 /// fsync of the directory may still fail).
 Status commitTempFile(int fd, const std::string &tempPath,
                       const std::string &path, bool fsync, bool &renamed);
+
+/// Writes the file `path` as every sequential writer does: a temporary file
+/// beside it (createTempFileBeside: never an input, through symlinks, the
+/// replaced file's mode and owner kept), filled by `fill` (given the
+/// descriptor and the temporary file's name), then commitTempFile. A failed
+/// `fill` removes the temporary file and leaves `path` as it was.
+Status writeFileAtomically(
+    const std::string &path,
+    const std::function<Status(int fd, const std::string &tempPath)> &fill,
+    bool fsync = false);
 
 /// The output of a writer that many threads may write (module and
 /// parameter archives): a temporary file beside the destination, and the

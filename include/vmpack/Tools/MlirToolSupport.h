@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 
@@ -29,12 +30,14 @@ std::optional<int> parseMlirToolCommandLine(int argc, char **argv,
                                             llvm::StringRef overview);
 
 /// While alive: diagnostics whose location is unknown print as
-/// "TOOL: error: MESSAGE" (notes as "TOOL: note: ..."); with `quiet`,
-/// warnings and remarks are dropped. Other diagnostics go on to the
-/// handlers registered before (MLIR's located ones).
+/// "TOOL: error: MESSAGE" (notes as "TOOL: note: ...") to `os` (stderr by
+/// default; Python's vmpack.compile collects them for its exception); with
+/// `quiet`, warnings and remarks are dropped. Other diagnostics go on to
+/// the handlers registered before (MLIR's located ones).
 class ToolDiagnostics {
 public:
-  ToolDiagnostics(mlir::MLIRContext *context, const char *tool, bool quiet);
+  ToolDiagnostics(mlir::MLIRContext *context, const char *tool, bool quiet,
+                  llvm::raw_ostream *os = nullptr);
   ~ToolDiagnostics();
   ToolDiagnostics(const ToolDiagnostics &) = delete;
   ToolDiagnostics &operator=(const ToolDiagnostics &) = delete;
