@@ -15,11 +15,17 @@
 
 #include "Compile.h"
 
+#include <pybind11/stl.h>
+
+#include "vmpack/Archive/FileIO.h"
+#include "vmpack/Archive/Format.h"
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
 #include "vmpack/Target/InputFile.h"
 #include "vmpack/Target/IrpaExport.h"
 #include "vmpack/Target/ModuleSerializer.h"
 #include "vmpack/Target/WeightsModule.h"
+#include "vmpack/Tools/FormatTable.h"
+#include "vmpack/Tools/MlirToolSupport.h"
 #include "vmpack/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -61,16 +67,6 @@ parseDedup(const std::string &name) {
   return std::nullopt;
 }
 
-/// What vmpack-compile writes for `output` without --format: the format
-/// its extension names, else a module archive.
-std::string formatOfOutput(const std::string &output) {
-  llvm::StringRef out = output;
-  return out.ends_with(".irpa")          ? "irpa"
-         : out.ends_with(".safetensors") ? "safetensors"
-         : out.ends_with(".gguf")        ? "gguf"
-                                         : "vmpk";
-}
-
 /// The options of vmpack-compile that are not SerializeOptions.
 struct OutputRequest {
   std::string format; // vmpk, irpa, safetensors or gguf
@@ -96,6 +92,10 @@ std::string compileFile(const std::string &input, const std::string &output,
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   mlir::vmpack_compiler::InputDiagnosticHandler diagnostics(*sourceMgr,
                                                             &context, os);
+  // As vmpack-compile: a diagnostic without a location is
+  // "vmpack.compile: error: ...", never "<unknown>:0: error: ...".
+  vmpack::tools::ToolDiagnostics toolDiagnostics(&context, "vmpack.compile",
+                                                 /*quiet=*/false, &os);
   mlir::vmpack_compiler::ZeroCopyRegistry zeroCopy;
   std::string errorMessage;
   OwningOpRef<ModuleOp> module = mlir::vmpack_compiler::parseInputFile(
@@ -105,6 +105,24 @@ std::string compileFile(const std::string &input, const std::string &output,
     if (!errorMessage.empty())
       return errorMessage;
     return diagnosticText.empty() ? "cannot parse " + input : diagnosticText;
+  }
+  // As vmpack-compile: no output may be the input (guarded while the
+  // source manager holds it) or the other output; refused before anything
+  // is written, without a location.
+  {
+    namespace fileio = vmpack::archive::detail;
+    if (vmpack::archive::Status s = fileio::checkNotAnInput(output); !s)
+      return "vmpack.compile: error: " + s.message();
+    if (!request.emitProgram.empty()) {
+      if (vmpack::archive::Status s =
+              fileio::checkNotAnInput(request.emitProgram, "emit_program file");
+          !s)
+        return "vmpack.compile: error: " + s.message();
+      if (fileio::sameDestination(request.emitProgram, output))
+        return "vmpack.compile: error: emit_program '" + request.emitProgram +
+               "' names the output '" + output +
+               "'; write the program to another file";
+    }
   }
   if (options.moduleName.empty())
     if (std::optional<StringRef> name = module->getSymName())
@@ -182,34 +200,46 @@ void vmpack::python::registerCompile(py::module_ &m) {
   m.def(
       "compile",
       [](const std::string &input, const std::string &output,
-         const std::string &encoding, uint32_t alignment, unsigned threads,
-         const std::string &moduleName, const std::string &dedup,
-         bool zeroFillElided, bool stripDebugInfo, bool allowUnregistered,
-         bool fsync, const std::string &format, const std::string &emitProgram,
-         const std::string &parameterScope, uint64_t parameterMinimumSize) {
+         const std::string &encoding, std::optional<int64_t> alignment,
+         unsigned threads, const std::string &moduleName,
+         const std::string &dedup, bool zeroFillElided, bool stripDebugInfo,
+         bool allowUnregistered, bool fsync, const std::string &format,
+         const std::string &emitProgram, const std::string &parameterScope,
+         uint64_t parameterMinimumSize) {
         auto invalid = [&](const std::string &message) {
           PyErr_SetString(invalidArgumentClass, message.c_str());
           throw py::error_already_set();
         };
+        // "" and None: not given (vmpack-compile's defaults: packed, 64,
+        // resources); given for an output they do not apply to, an error.
         mlir::vmpack_compiler::SerializeOptions options;
-        std::optional<vmpack::Encoding> e = parseEncoding(encoding);
+        std::optional<vmpack::Encoding> e =
+            parseEncoding(encoding.empty() ? "packed" : encoding);
         if (!e)
           invalid("vmpack.compile: encoding='" + encoding +
                   "' is not one of 'packed', 'word', 'byte'");
-        std::optional<mlir::vmpack_compiler::Dedup> d = parseDedup(dedup);
+        std::optional<mlir::vmpack_compiler::Dedup> d =
+            parseDedup(dedup.empty() ? "resources" : dedup);
         if (!d)
           invalid("vmpack.compile: dedup='" + dedup +
                   "' is not one of 'off', 'resources', 'content'");
-        if (alignment < 1 || alignment > 65536 ||
-            (alignment & (alignment - 1)) != 0)
-          invalid("vmpack.compile: alignment=" + std::to_string(alignment) +
-                  " is not a power of two between 1 and 65536");
+        if (alignment && (*alignment < 1 || !vmpack::archive::isValidAlignment(
+                                                uint64_t(*alignment))))
+          invalid("vmpack.compile: alignment=" + std::to_string(*alignment) +
+                  " is not a power of two from 1 to 65536");
         OutputRequest request;
-        request.format = format.empty() ? formatOfOutput(output) : format;
-        if (request.format != "vmpk" && request.format != "irpa" &&
-            request.format != "safetensors" && request.format != "gguf")
-          invalid("vmpack.compile: format='" + format +
-                  "' is not one of 'vmpk', 'irpa', 'safetensors', 'gguf'");
+        // The format from the tools' one table, as vmpack-compile chooses
+        // it: `format`, else the output's extension; one that names nothing
+        // vmpack-compile writes is an error listing what it writes.
+        vmpack::archive::StatusOr<vmpack::tools::Format> chosen =
+            vmpack::tools::outputFormat(
+                output,
+                format.empty() ? std::nullopt
+                               : std::optional<std::string>(format),
+                "format", vmpack::tools::Tool::Compile);
+        if (!chosen)
+          invalid("vmpack.compile: " + chosen.status().message());
+        request.format = vmpack::tools::formatName(*chosen);
         bool weightFile =
             request.format == "safetensors" || request.format == "gguf";
         if (weightFile && !emitProgram.empty())
@@ -220,12 +250,27 @@ void vmpack::python::registerCompile(py::module_ &m) {
             (!parameterScope.empty() || parameterMinimumSize != 0))
           invalid("vmpack.compile: parameter_scope and "
                   "parameter_minimum_size apply to .irpa outputs only");
+        // As vmpack-compile: the archive's options are for .vmpk outputs.
+        const char *vmpkOnly = !moduleName.empty() ? "module_name"
+                               : !encoding.empty() ? "encoding"
+                               : alignment         ? "alignment"
+                               : !dedup.empty()    ? "dedup"
+                                                   : nullptr;
+        if (request.format != "vmpk" && vmpkOnly)
+          invalid(std::string("vmpack.compile: ") + vmpkOnly +
+                  " does not apply to " +
+                  vmpack::tools::formatInfo(*chosen).description + " (" +
+                  request.format + "): it is for vmpk outputs");
+        if (weightFile && fsync)
+          invalid("vmpack.compile: fsync does not apply to " +
+                  std::string(vmpack::tools::formatInfo(*chosen).description) +
+                  " (" + request.format + "): it is for vmpk and irpa outputs");
         request.emitProgram = emitProgram;
         request.parameterScope = parameterScope;
         request.parameterMinimumSize = parameterMinimumSize;
         options.encoding = *e;
         options.dedup = *d;
-        options.alignment = alignment;
+        options.alignment = alignment ? uint32_t(*alignment) : 64;
         options.threads = threads;
         options.moduleName = moduleName;
         options.collect.zeroFillElided = zeroFillElided;
@@ -238,6 +283,8 @@ void vmpack::python::registerCompile(py::module_ &m) {
           error =
               compileFile(input, output, options, request, allowUnregistered);
         }
+        while (!error.empty() && error.back() == '\n')
+          error.pop_back();
         if (!error.empty()) {
           // Diagnostics quote the input, which may not be UTF-8 (a binary
           // file given as MLIR text): escape such bytes, so that the

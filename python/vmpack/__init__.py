@@ -778,28 +778,37 @@ def load(data):
     return Module(_vmpack.Module.open_memory(data))
 
 
-def compile(input, output, encoding="packed", alignment=64, threads=0,
-            module_name=None, dedup="resources", zero_fill_elided=False,
+def compile(input, output, encoding=None, alignment=None, threads=0,
+            module_name=None, dedup=None, zero_fill_elided=False,
             strip_debuginfo=False, allow_unregistered_dialect=True,
             fsync=False, format=None, emit_program=None,
             parameter_scope=None, parameter_minimum_size=0):
     """Compiles an MLIR module (.mlir or .mlirbc) as vmpack-compile does
     (same options, same bytes): into the format `format` names ("vmpk",
     "irpa", "safetensors", "gguf"), by default the one output's extension
-    names (.irpa, .safetensors, .gguf; anything else a .vmpk module
-    archive). emit_program also writes the program that remains (.vmpk and
-    .irpa outputs; .mlirbc: bytecode, else text); parameter_scope and
-    parameter_minimum_size are the .irpa export's (an error for other
-    outputs). The output is written to a temporary file and renamed; on
-    error nothing is written and vmpack.CompileError carries the
-    diagnostics. Runs without the GIL."""
+    names (.vmpk, .irpa, .safetensors, .gguf: the tools' one table; any
+    other extension raises vmpack.InvalidArgumentError listing these).
+    encoding ("packed" by default, "word", "byte"), alignment (64 by
+    default), dedup ("resources" by default, "off", "content") and
+    module_name are the archive's: given for another format, they raise
+    vmpack.InvalidArgumentError, as vmpack-compile refuses them; so does
+    fsync for .safetensors and .gguf. emit_program also writes the
+    program that remains (.vmpk and .irpa outputs; .mlirbc: bytecode,
+    else text); parameter_scope and parameter_minimum_size are the .irpa
+    export's (an error for other outputs). An output (or emit_program)
+    that is the input under any name is refused. The output is written to
+    a temporary file and renamed; on error nothing is written and
+    vmpack.CompileError carries the diagnostics (an error without a source
+    location as "vmpack.compile: error: ..."). Runs without the GIL."""
     if not _vmpack.HAS_COMPILER:
         raise UnsupportedError(
             "vmpack.compile: this vmpack was built without MLIR "
             "(-DVMPACK_ENABLE_MLIR=OFF)")
     _vmpack.compile(_os.fsdecode(_os.fspath(input)),
-                    _os.fsdecode(_os.fspath(output)), encoding,
-                    int(alignment), int(threads), module_name or "", dedup,
+                    _os.fsdecode(_os.fspath(output)), encoding or "",
+                    None if alignment is None else int(alignment),
+                    int(threads),
+                    module_name or "", dedup or "",
                     bool(zero_fill_elided), bool(strip_debuginfo),
                     bool(allow_unregistered_dialect), bool(fsync),
                     format or "",

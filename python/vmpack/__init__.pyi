@@ -157,9 +157,9 @@ def save_file(tensors: collections.abc.Mapping[str, _Saved], path: _Path,
               alignment: Optional[int] = ...,
               quant: Optional[str] = ...) -> None: ...
 
-def compile(input: _Path, output: _Path, encoding: str = ...,
-            alignment: int = ..., threads: int = ...,
-            module_name: Optional[str] = ..., dedup: str = ...,
+def compile(input: _Path, output: _Path, encoding: Optional[str] = ...,
+            alignment: Optional[int] = ..., threads: int = ...,
+            module_name: Optional[str] = ..., dedup: Optional[str] = ...,
             zero_fill_elided: bool = ..., strip_debuginfo: bool = ...,
             allow_unregistered_dialect: bool = ...,
             fsync: bool = ..., format: Optional[str] = ...,

@@ -41,7 +41,7 @@ class InternalError(Error, RuntimeError): ...
 # Only in builds with MLIR (HAS_COMPILER).
 class CompileError(Error): ...
 
-def compile(input: str, output: str, encoding: str, alignment: int,
+def compile(input: str, output: str, encoding: str, alignment: Optional[int],
             threads: int, module_name: str, dedup: str,
             zero_fill_elided: bool, strip_debuginfo: bool,
             allow_unregistered_dialect: bool, fsync: bool, format: str,
