@@ -56,6 +56,14 @@ int main(int argc, char **argv) {
   static llvm::cl::opt<std::string> outputFilename(
       "o", llvm::cl::desc("Output filename"), llvm::cl::value_desc("filename"),
       llvm::cl::init("-"));
+  // -q, as in every vmpack tool: errors only (MLIR's
+  // --mlir-diagnostic-verbosity-level=errors).
+  static llvm::cl::opt<bool> quiet(
+      "quiet", llvm::cl::desc("Print nothing but errors (as "
+                              "--mlir-diagnostic-verbosity-level=errors)"));
+  static llvm::cl::alias quietShort("q", llvm::cl::desc("Alias for --quiet"),
+                                    llvm::cl::aliasopt(quiet),
+                                    llvm::cl::NotHidden);
   mlir::MlirOptMainConfig::registerCLOptions(registry);
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
@@ -69,6 +77,12 @@ int main(int argc, char **argv) {
           "a usage error.\n"))
     return *code;
 
+  if (quiet) {
+    auto &registered = llvm::cl::getRegisteredOptions();
+    auto it = registered.find("mlir-diagnostic-verbosity-level");
+    if (it != registered.end())
+      it->second->addOccurrence(0, it->second->ArgStr, "errors");
+  }
   Reporter report("vmpack-opt");
   std::string input = inputFilename, output = outputFilename;
   if (input != "-") {
