@@ -5,11 +5,10 @@
 # python3-numpy; pytest (python3-pytest) runs the tests.
 #
 # -DVMPACK_ENABLE_PYTHON=ON requires them; unset, the package is built when
-# they are found. In a GCC sanitizer build (VMPACK_SANITIZE) the extension
-# is instrumented and the tests run with GCC's ASan and UBSan runtimes
-# preloaded into the uninstrumented python3 (python/tests/CMakeLists.txt).
-# In fuzzing builds (clang, libFuzzer) and clang sanitizer builds the
-# package is not built by default and the tests are registered as skipped.
+# they are found. In sanitizer builds (VMPACK_SANITIZE, VMPACK_FUZZ) the
+# extension is instrumented and the tests run with the compiler's shared
+# ASan (and, for GCC, UBSan) runtime preloaded into the uninstrumented
+# python3 (python/tests/CMakeLists.txt).
 
 macro(vmpack_find_python required)
   find_package(Python3 3.8 COMPONENTS Interpreter Development.Module NumPy
@@ -43,21 +42,13 @@ macro(vmpack_find_python required)
   endif()
 endmacro()
 
-set(vmpack_python_sanitized OFF)
-if(VMPACK_FUZZ OR (VMPACK_SANITIZE AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU"))
-  set(vmpack_python_sanitized ON)
-endif()
-
 if(NOT DEFINED VMPACK_ENABLE_PYTHON)
-  set(vmpack_python_default OFF)
-  if(NOT vmpack_python_sanitized)
-    vmpack_find_python(OFF)
-    set(vmpack_python_default ${VMPACK_PYTHON_FOUND})
-  endif()
+  vmpack_find_python(OFF)
+  set(vmpack_python_default ${VMPACK_PYTHON_FOUND})
   option(VMPACK_ENABLE_PYTHON
     "Build the Python package (python3-dev, pybind11, numpy)"
     ${vmpack_python_default})
-  if(NOT vmpack_python_sanitized AND NOT VMPACK_PYTHON_FOUND)
+  if(NOT VMPACK_PYTHON_FOUND)
     message(STATUS "Python package: off (needs python3-dev, pybind11-dev "
       "and python3-numpy; scripts/install-deps.sh installs them)")
   endif()
@@ -67,12 +58,4 @@ if(VMPACK_ENABLE_PYTHON)
   if(NOT VMPACK_PYTHON_FOUND)
     vmpack_find_python(ON)
   endif()
-elseif(vmpack_python_sanitized)
-  add_test(NAME python-tests COMMAND ${CMAKE_COMMAND} -E echo
-    "Skipped: the Python package is not built in fuzzing and clang "
-    "sanitizer builds (an ASan-instrumented extension needs the ASan "
-    "runtime preloaded into python3, which is set up for GCC's only); the "
-    "Release and GCC sanitizer builds run these tests")
-  set_tests_properties(python-tests PROPERTIES SKIP_REGULAR_EXPRESSION
-    "Skipped:")
 endif()

@@ -23,7 +23,7 @@ mlir=${VMPACK_FUZZ_MLIR:-ON}
 cc=${VMPACK_FUZZ_CC:-}
 cxx=${VMPACK_FUZZ_CXX:-}
 if [ -z "$cxx" ]; then
-  for v in "" -14; do
+  for v in -22 "" -14; do
     if command -v "clang++$v" >/dev/null && command -v "clang$v" >/dev/null; then
       cc=clang$v cxx=clang++$v
       break
@@ -31,7 +31,7 @@ if [ -z "$cxx" ]; then
   done
 fi
 if [ -z "$cxx" ]; then
-  echo "check-fuzz: error: no clang++ (scripts/install-deps.sh installs clang-14 and libclang-rt-14-dev)" >&2
+  echo "check-fuzz: error: no clang++ (scripts/install-deps.sh installs clang-22 and libclang-rt-22-dev)" >&2
   exit 1
 fi
 
@@ -39,10 +39,16 @@ launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" \
-  -DVMPACK_FUZZ=ON -DVMPACK_ENABLE_MLIR="$mlir" \
-  -DVMPACK_BUILD_BENCHMARKS=OFF >/dev/null
+# A build directory already configured with -DVMPACK_FUZZ=ON (scripts/check.sh
+# runs the whole test suite in one first) is used as it is.
+if ! grep -qs '^VMPACK_FUZZ:BOOL=ON$' "$build/CMakeCache.txt"; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" \
+    -DVMPACK_FUZZ=ON -DVMPACK_ENABLE_MLIR="$mlir" \
+    -DVMPACK_BUILD_BENCHMARKS=OFF >/dev/null
+fi
 
 if (($#)); then
   targets=("$@")

@@ -16,7 +16,6 @@ packages=(
   nlohmann-json3-dev python3-numpy python3-jsonschema
   clang-format-22 clang-22 libclang-rt-22-dev
   libprotobuf-dev python3-onnx python3-sentencepiece
-  clang-14 libclang-rt-14-dev
 )
 
 missing=()

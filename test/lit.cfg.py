@@ -39,6 +39,10 @@ config.substitutions.append(
 # unit tests cover every case in-process there.
 config.substitutions.append(
     ("%damage_stride", "7" if config.vmpack_sanitize else "1"))
+# The corpus (test/corpus) compiles each source in one rotated encoding
+# there, instead of in all three.
+config.substitutions.append(
+    ("%corpus_encodings", "rotate" if config.vmpack_sanitize else "all"))
 if config.vmpack_sanitize:
     config.available_features.add("sanitizers")
 config.substitutions.append(

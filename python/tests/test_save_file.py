@@ -668,7 +668,7 @@ def test_an_open_file_is_never_overwritten(tmp_path, name):
 
 
 @pytest.mark.skipif(
-    any(s in os.environ.get("LD_PRELOAD", "") for s in ("libasan", "tsan")),
+    any(s in os.environ.get("LD_PRELOAD", "") for s in ("asan", "tsan")),
     reason="AddressSanitizer keeps freed memory in its quarantine, and "
     "ThreadSanitizer maps shadow memory for every buffer, so anonymous "
     "memory grows with them: measured in the Release build")
