@@ -778,6 +778,21 @@ def load(data):
     return Module(_vmpack.Module.open_memory(data))
 
 
+def _output_path(function, output):
+    """`output` as a str path; '-' (standard output on the tools' command
+    lines) is refused: a Python output is a file, and sys.stdout may be a
+    notebook's, a test's capture or a StringIO, which bytes written to
+    fd 1 would bypass."""
+    path = _os.fsdecode(_os.fspath(output))
+    if path == "-":
+        raise InvalidArgumentError(
+            "vmpack.%s: output '-': standard output is the command-line "
+            "tools' -o -, not a Python path; write a file (its bytes are "
+            "the tool's) and copy it to sys.stdout.buffer, or name a file "
+            "called '-' as './-'" % function)
+    return path
+
+
 def compile(input, output, encoding=None, alignment=None, threads=0,
             module_name=None, dedup=None, zero_fill_elided=False,
             strip_debuginfo=False, allow_unregistered_dialect=True,
@@ -796,7 +811,8 @@ def compile(input, output, encoding=None, alignment=None, threads=0,
     program that remains (.vmpk and .irpa outputs; .mlirbc: bytecode,
     else text); parameter_scope and parameter_minimum_size are the .irpa
     export's (an error for other outputs). An output (or emit_program)
-    that is the input under any name is refused. The output is written to
+    that is the input under any name is refused, and so is "-" (standard
+    output is the tools' -o -; docs/python.md). The output is written to
     a temporary file and renamed; on error nothing is written and
     vmpack.CompileError carries the diagnostics (an error without a source
     location as "vmpack.compile: error: ..."). Runs without the GIL."""
@@ -805,7 +821,7 @@ def compile(input, output, encoding=None, alignment=None, threads=0,
             "vmpack.compile: this vmpack was built without MLIR "
             "(-DVMPACK_ENABLE_MLIR=OFF)")
     _vmpack.compile(_os.fsdecode(_os.fspath(input)),
-                    _os.fsdecode(_os.fspath(output)), encoding or "",
+                    _output_path("compile", output), encoding or "",
                     None if alignment is None else int(alignment),
                     int(threads),
                     module_name or "", dedup or "",
@@ -835,7 +851,9 @@ def convert(inputs, output, *, from_format=None, format=None, alignment=None,
     onnx_template,
     onnx_inline. An option that does not apply to the output raises
     vmpack.InvalidArgumentError; a failed conversion raises the error of
-    its kind and writes nothing. Returns a dict: format, files (the files
+    its kind and writes nothing. An output that is an input under any name,
+    and "-" (standard output is the tools' -o -), raise
+    vmpack.InvalidArgumentError. Returns a dict: format, files (the files
     written), tensors, input_files, summary and warnings (lines the tool
     would print). Runs without the GIL."""
     if isinstance(inputs, (str, bytes, _os.PathLike)):
@@ -852,7 +870,7 @@ def convert(inputs, output, *, from_format=None, format=None, alignment=None,
                    max_shard_size=max_shard_size,
                    onnx_template=_os.fsdecode(_os.fspath(onnx_template))
                    if onnx_template is not None else None)
-    return _vmpack.convert(paths, _os.fsdecode(_os.fspath(output)), options)
+    return _vmpack.convert(paths, _output_path("convert", output), options)
 
 
 class Tensor:
@@ -1074,7 +1092,8 @@ def save_file(tensors, path, metadata=None, format=None, alignment=None,
     The file is written beside `path` under a temporary name and renamed
     into place when complete: a failed save leaves no file and an existing
     one as it was. A file this process has open (vmpack.open) is never
-    overwritten. Runs without the GIL. Returns None."""
+    overwritten; "-" is refused (standard output is the tools' -o -; name
+    a file called "-" as "./-"). Runs without the GIL. Returns None."""
     if isinstance(tensors, _abc.Mapping):
         items = list(tensors.items())
     else:
@@ -1118,5 +1137,5 @@ def save_file(tensors, path, metadata=None, format=None, alignment=None,
     if alignment is not None and (isinstance(alignment, bool) or
                                   not isinstance(alignment, int)):
         raise TypeError("vmpack.save_file: alignment is an int")
-    _vmpack.save_file(entries, _os.fsdecode(_os.fspath(path)), pairs, format,
+    _vmpack.save_file(entries, _output_path("save_file", path), pairs, format,
                       alignment, planar, quant)
