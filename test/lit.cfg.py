@@ -95,6 +95,18 @@ if config.vmpack_has_mlir:
 # Root ignores file permissions: tests of unwritable directories skip.
 if hasattr(os, "geteuid") and os.geteuid() != 0:
     config.available_features.add("non-root")
+# Root can give a file any owner, and run a tool as another user (setpriv):
+# test/reliability/replace-owner.test.
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    config.available_features.add("root")
+# ... when user 65534 can run the tools and reach the build tree (a
+# checkout under /root cannot be).
+if shutil.which("setpriv") and subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sh",
+         "-c", 'test -x "$0" && test -x "$1" && "$0" --version',
+         os.path.join(config.vmpack_tools_dir, "vmpack-convert"),
+         config.vmpack_obj_root], capture_output=True).returncode == 0:
+    config.available_features.add("setpriv")
 for tool in ("unzip", "zipinfo"):
     if shutil.which(tool):
         config.available_features.add(tool)
