@@ -16,6 +16,7 @@
 #include "vmpack/Archive/FileIO.h"
 #include "vmpack/Formats/IrpaWriter.h"
 #include "vmpack/Pack/Convert.h"
+#include "vmpack/Target/StreamOutput.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -331,28 +332,18 @@ LogicalResult mlir::vmpack_compiler::writeProgramFile(ModuleOp module,
                                                       StringRef path) {
   // Through the archive layer's temporary file: never over an input,
   // written through symlinks, the replaced file's mode kept.
-  vmpack::archive::Status written =
-      vmpack::archive::detail::writeFileAtomically(
-          path.str(),
-          [&](int fd, const std::string &temp) -> vmpack::archive::Status {
-            llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);
-            if (path.ends_with(".mlirbc")) {
-              if (failed(writeBytecodeToFile(module, os)))
-                return vmpack::archive::Status::ioError(
-                    "cannot write the program as bytecode");
-            } else {
-              module.print(os);
-              os << "\n";
-            }
-            os.flush();
-            if (os.has_error()) {
-              std::string message = os.error().message();
-              os.clear_error();
-              return vmpack::archive::Status::ioError("writing '" + temp +
-                                                      "': " + message);
-            }
-            return vmpack::archive::Status::ok();
-          });
+  vmpack::archive::Status written = vmpack::target::writeStreamAtomically(
+      path.str(), [&](llvm::raw_ostream &os) -> vmpack::archive::Status {
+        if (path.ends_with(".mlirbc")) {
+          if (failed(writeBytecodeToFile(module, os)))
+            return vmpack::archive::Status::ioError(
+                "cannot write the program as bytecode");
+        } else {
+          module.print(os);
+          os << "\n";
+        }
+        return vmpack::archive::Status::ok();
+      });
   if (!written)
     return module.emitError() << written.message();
   return success();

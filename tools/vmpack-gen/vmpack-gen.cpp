@@ -19,6 +19,7 @@
 
 #include "vmpack/Archive/FileIO.h"
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
+#include "vmpack/Target/StreamOutput.h"
 #include "vmpack/Tools/FormatTable.h"
 #include "vmpack/Tools/MlirToolSupport.h"
 #include "vmpack/Tools/ToolSupport.h"
@@ -145,24 +146,12 @@ LogicalResult emit(ModuleOp module, StreamedBlobs &streamed,
 LogicalResult writeOutput(ModuleOp module, StreamedBlobs &streamed) {
   if (outputPath == "-")
     return emit(module, streamed, llvm::outs());
-  bool emitFailed = false;
-  vmpack::archive::Status written =
-      vmpack::archive::detail::writeFileAtomically(
-          outputPath,
-          [&](int fd, const std::string &temp) -> vmpack::archive::Status {
-            llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);
-            emitFailed = failed(emit(module, streamed, os));
-            os.flush();
-            if (os.has_error()) {
-              std::string message = os.error().message();
-              os.clear_error();
-              return vmpack::archive::Status::ioError("writing '" + temp +
-                                                      "': " + message);
-            }
-            if (emitFailed)
-              return vmpack::archive::Status::ioError("cannot write the model");
-            return vmpack::archive::Status::ok();
-          });
+  vmpack::archive::Status written = vmpack::target::writeStreamAtomically(
+      outputPath, [&](llvm::raw_ostream &os) -> vmpack::archive::Status {
+        if (failed(emit(module, streamed, os)))
+          return vmpack::archive::Status::ioError("cannot write the model");
+        return vmpack::archive::Status::ok();
+      });
   if (!written) {
     llvm::errs() << "vmpack-gen: error: " << written.message() << "\n";
     return failure();

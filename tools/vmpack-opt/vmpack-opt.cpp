@@ -17,6 +17,7 @@
 
 #include "vmpack/Archive/FileIO.h"
 #include "vmpack/Dialect/VMPack/VMPackDialect.h"
+#include "vmpack/Target/StreamOutput.h"
 #include "vmpack/Tools/FormatTable.h"
 #include "vmpack/Tools/MlirToolSupport.h"
 #include "vmpack/Tools/ToolSupport.h"
@@ -133,18 +134,10 @@ int main(int argc, char **argv) {
   // output as it was (missing parent directories are created, symlinks
   // written through, the replaced file's mode kept).
   bool runFailed = false;
-  vmpack::archive::Status written = fileio::writeFileAtomically(
-      output, [&](int fd, const std::string &temp) -> vmpack::archive::Status {
-        llvm::raw_fd_ostream os(fd, /*shouldClose=*/false);
+  vmpack::archive::Status written = vmpack::target::writeStreamAtomically(
+      output, [&](llvm::raw_ostream &os) -> vmpack::archive::Status {
         runFailed = mlir::failed(
             mlir::MlirOptMain(os, std::move(file), registry, config));
-        os.flush();
-        if (os.has_error()) {
-          std::string message = os.error().message();
-          os.clear_error();
-          return vmpack::archive::Status::ioError("writing '" + temp +
-                                                  "': " + message);
-        }
         if (runFailed)
           return vmpack::archive::Status::invalidArgument("");
         return vmpack::archive::Status::ok();
