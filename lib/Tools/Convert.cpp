@@ -760,6 +760,14 @@ vmpack::tools::checkConvertOptions(const ConvertOptions &options) {
         "type with a planar form (q4_0, q4_1, q5_0, q5_1, q8_0, iq4_nl, "
         "mxfp4, nvfp4, q2_k, q3_k, q4_k, q5_k, q6_k; exact or refused), and "
         "gptq, gptq_v2, awq (Hugging Face checkpoints)");
+  if (options.threads && !options.dequantize)
+    return Status::invalidArgument(
+        "--threads: vmpack-convert's threads decode --dequantize's blocks; "
+        "without --dequantize it does its work on one thread");
+  if (options.threads && *options.threads > kMaxThreads)
+    return Status::invalidArgument("--threads needs a number from 0 (all "
+                                   "cores) to " +
+                                   std::to_string(kMaxThreads));
   if (options.quant && options.dequantize)
     return Status::invalidArgument(
         "--quant and --dequantize exclude each other");
@@ -828,8 +836,8 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
     for (TensorSource &source : sources) {
       std::vector<TensorSource> parts;
       if (options.dequantize && source.info.isOpaque()) {
-        StatusOr<TensorSource> floats =
-            dequantizeTensor(source, *options.dequantize);
+        StatusOr<TensorSource> floats = dequantizeTensor(
+            source, *options.dequantize, options.threads.value_or(1));
         if (!floats)
           return floats.status();
         parts.push_back(std::move(*floats));

@@ -20,6 +20,7 @@
 #include "vmpack/Tools/Convert.h"
 #ifdef VMPACK_PYTHON_HAS_COMPILER
 #include "vmpack/Tools/MlirFiles.h"
+#include "vmpack/Tools/ToolSupport.h"
 #endif
 
 #include <pybind11/stl.h>
@@ -63,6 +64,14 @@ void vmpack::python::registerConvert(py::module_ &m) {
             invalid(m, "vmpack.convert: alignment=" + std::to_string(a) +
                            " is not a power of two up to 2^30");
           options.alignment = uint32_t(a);
+        }
+        if (kw.contains("threads") && !kw["threads"].is_none()) {
+          int64_t n = py::cast<int64_t>(kw["threads"]);
+          if (n < 0 || n > int64_t(tools::kMaxThreads))
+            invalid(m, "vmpack.convert: threads=" + std::to_string(n) +
+                           " is not from 0 (all cores) to " +
+                           std::to_string(tools::kMaxThreads));
+          options.threads = unsigned(n);
         }
         if (kw.contains("max_shard_size") && !kw["max_shard_size"].is_none()) {
           py::object v = kw["max_shard_size"];

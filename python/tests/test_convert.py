@@ -7,6 +7,7 @@ refused and nothing is written."""
 import filecmp
 import subprocess
 
+import numpy as np
 import pytest
 
 import vmpack
@@ -141,3 +142,38 @@ def test_quant_planar_and_rounding(tmp_path):
     with pytest.raises(vmpack.InvalidArgumentError):
         vmpack.convert(GGUF, tmp_path / "x.gguf", allow_rounding=True)
     assert not (tmp_path / "x.gguf").exists()
+
+
+def test_convert_threads_decode_dequantize_the_same(tmp_path):
+    """threads= (vmpack-convert --threads): the threads that decode
+    dequantize's blocks, 0 (all cores) to 1024, the same bytes for any
+    number; a tensor of 2^20 elements is decoded by several threads (at
+    least 2^18 elements each). Out of range, or without dequantize, it is
+    refused and nothing is written."""
+    rng = np.random.default_rng(7)
+    codes = rng.integers(-128, 128, size=(512, 2048), dtype=np.int8)
+    scales = (rng.random((512, 64)) + 0.5).astype(np.float16)
+    source = tmp_path / "q8.gguf"
+    vmpack.save_file({"w": vmpack.PlanarWeight("Q8_0", q=codes, d=scales)},
+                     source)
+    outputs = {}
+    for threads in (None, 1, 0, 4, 1024):
+        out = tmp_path / ("t%s.safetensors" % threads)
+        vmpack.convert(source, out, dequantize="f32", threads=threads)
+        outputs[threads] = out.read_bytes()
+    assert len(set(outputs.values())) == 1
+    with vmpack.open(tmp_path / "tNone.safetensors") as m:
+        values = m["w"].numpy()
+    expected = codes.astype(np.float32) * np.repeat(
+        scales.astype(np.float32), 32, axis=1)
+    assert np.array_equal(values, expected)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for bad in (-1, 1025):
+        with pytest.raises(vmpack.InvalidArgumentError,
+                           match="threads=%d is not from 0" % bad):
+            vmpack.convert(source, tmp_path / "x.safetensors",
+                           dequantize="f16", threads=bad)
+    with pytest.raises(vmpack.InvalidArgumentError,
+                       match="without --dequantize"):
+        vmpack.convert(source, tmp_path / "x.safetensors", threads=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

@@ -837,7 +837,7 @@ def convert(inputs, output, *, from_format=None, format=None, alignment=None,
             max_shard_size=None, module_name=None, encoding=None, dense=False,
             dequant_split=False, dequantize=None, scheme=None, quant=None,
             allow_rounding=False, tokenizer_pre=None, no_vocab=False,
-            onnx_template=None, onnx_inline=False):
+            onnx_template=None, onnx_inline=False, threads=None):
     """Converts weight files as vmpack-convert does: the same function
     (tools::convertFiles), the same options, the same bytes. `inputs` is a
     path or a list of paths (a set by its first file or its index);
@@ -848,8 +848,9 @@ def convert(inputs, output, *, from_format=None, format=None, alignment=None,
     alignment, max_shard_size (bytes, or a size such as "500MB"),
     module_name, encoding, dense, dequant_split, dequantize ("f32", "f16",
     "bf16"), scheme, quant, allow_rounding, tokenizer_pre, no_vocab,
-    onnx_template,
-    onnx_inline. An option that does not apply to the output raises
+    onnx_template, onnx_inline, threads (the threads that decode
+    dequantize's blocks, 0 all cores to 1024; None: one; refused without
+    dequantize). An option that does not apply to the output raises
     vmpack.InvalidArgumentError; a failed conversion raises the error of
     its kind and writes nothing. An output that is an input under any name,
     and "-" (standard output is the tools' -o -), raise
@@ -868,6 +869,7 @@ def convert(inputs, output, *, from_format=None, format=None, alignment=None,
                    tokenizer_pre=tokenizer_pre,
                    no_vocab=bool(no_vocab), onnx_inline=bool(onnx_inline),
                    max_shard_size=max_shard_size,
+                   threads=None if threads is None else int(threads),
                    onnx_template=_os.fsdecode(_os.fspath(onnx_template))
                    if onnx_template is not None else None)
     return _vmpack.convert(paths, _output_path("convert", output), options)

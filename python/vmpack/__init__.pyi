@@ -121,7 +121,8 @@ def convert(inputs: Union[_Path, List[_Path]], output: _Path, *,
             dequantize: Optional[str] = ..., scheme: Optional[str] = ...,
             quant: Optional[str] = ..., tokenizer_pre: Optional[str] = ...,
             no_vocab: bool = ..., onnx_template: Optional[_Path] = ...,
-            onnx_inline: bool = ...) -> Dict[str, Any]: ...
+            onnx_inline: bool = ...,
+            threads: Optional[int] = ...) -> Dict[str, Any]: ...
 
 _Saved = Union[npt.ArrayLike, Tuple[npt.ArrayLike, str], "Tensor",
                "PlanarWeight"]

@@ -73,6 +73,10 @@ const char *kUsage =
     "                      name and logical shape, rounded to nearest even;\n"
     "                      and an ONNX model's MatMulNBits and 4-bit\n"
     "                      DequantizeLinear weights, by their codes' name\n"
+    "  --threads=N         threads that decode --dequantize's blocks, 0\n"
+    "                      (all cores) to 1024 (default 1); the output is\n"
+    "                      the same for any N (an error without\n"
+    "                      --dequantize: nothing else is threaded)\n"
     "  --scheme=NAME       read safetensors inputs as the Hugging Face\n"
     "                      quantized scheme NAME (gptq, gptq_v2, awq); a\n"
     "                      model directory (config.json) says its own\n"
@@ -181,6 +185,14 @@ int main(int argc, char **argv) {
         return report.usageError("--alignment needs " + alignmentRange() +
                                  (v ? ", got '" + *v + "'" : std::string()));
       options.alignment = *n;
+    } else if (args.option("--threads", v, missing)) {
+      std::optional<unsigned> n = v ? parseThreads(*v) : std::nullopt;
+      if (!n)
+        return report.usageError("--threads needs a number from 0 (all "
+                                 "cores) to " +
+                                 std::to_string(kMaxThreads) +
+                                 (v ? ", got '" + *v + "'" : std::string()));
+      options.threads = *n;
     } else if (args.option("--encoding", v, missing)) {
       std::optional<Encoding> e = v ? parseEncoding(*v) : std::nullopt;
       if (!e)

@@ -57,6 +57,11 @@ struct ConvertOptions {
   /// --dequantize: replace every ggml block tensor by a float tensor of
   /// this type (formats/DequantizeTensor.h).
   std::optional<quant::FloatType> dequantize;
+  /// --threads: the threads that decode each chunk of --dequantize's
+  /// blocks, 0 (all cores) to kMaxThreads; unset, one (DequantizeTensor.h
+  /// says why). The output is the same for any number. Without
+  /// --dequantize nothing is threaded, and it is refused.
+  std::optional<unsigned> threads;
   /// --scheme: read safetensors inputs as this Hugging Face quantization
   /// scheme (gptq, gptq_v2, awq); a model directory says its own.
   std::optional<std::string> scheme;
