@@ -11,12 +11,14 @@
 # output (3.9 GB; zero points 8 and equal f16 scales, so every linear
 # repacks to Q4_0 exactly). The weights' bytes repeat a 64 MiB random
 # buffer: conversion does not look at values beyond checking the scales.
-# --no-vocab: the vocabulary is metadata, not what is measured. Then, each
-# after a warm-up run with a warm page cache, into a new file:
-# vmpack-convert DIR -o model.gguf (under peak_anon.py), and cp of that
-# output. Every file is deleted at the end.
+# --no-vocab: the vocabulary is metadata, not what is measured. Then,
+# after a warm-up run of each with a warm page cache, ROUNDS (default 5)
+# rounds of vmpack-convert DIR -o model.gguf and cp of that output, each
+# into a new file, the order alternating; the medians, ranges and the
+# ratio of each round, and peak anonymous memory of one more run under
+# bench/peak_anon.py. Every file is deleted at the end.
 set -euo pipefail
-build=$1 which=${2:-both} dir=${3:-${TMPDIR:-/tmp}}
+build=$1 which=${2:-both} dir=${3:-${TMPDIR:-/tmp}} rounds=${ROUNDS:-5}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "$dir/vmpack-llama-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -98,32 +100,62 @@ run() { # $1 bf16|gptq
   local input
   input=$(du -sb "$folder" | cut -f1)
   "$build/bin/vmpack-convert" -q "$folder" -o "$out" --no-vocab # warm-up
-  # Timed into a new file, as cp is below (replacing the warm-up's output
-  # would add the removal of its pages to the time).
+  cp "$out" "$work/copy.gguf" && rm "$work/copy.gguf"             # warm-up
+  # Peak anonymous memory from a run of its own: peak_anon.py's sampling
+  # takes CPU time that the timed runs should not pay.
   rm -f "$out"
-  local t0 t1 c0 c1
-  t0=$(date +%s.%N)
   "$python" "$root/bench/peak_anon.py" -- \
     "$build/bin/vmpack-convert" -q "$folder" -o "$out" --no-vocab \
     > "$work/peak.txt" 2>&1
-  t1=$(date +%s.%N)
-  cp "$out" "$work/copy.gguf" && rm "$work/copy.gguf" # warm-up
-  c0=$(date +%s.%N)
-  cp "$out" "$work/copy.gguf"
-  c1=$(date +%s.%N)
-  rm -f "$work/copy.gguf"
-  "$python" - "$1" "$input" "$(stat -c %s "$out")" "$t0" "$t1" "$c0" "$c1" \
+  mv "$out" "$work/$1.kept.gguf" # what cp copies
+  # Each timed run writes a new file, as cp does (replacing an output would
+  # add the removal of its pages to the time), after a sync, so that no run
+  # waits for the write-back of the one before. The order alternates from
+  # round to round.
+  local times=$work/times.txt round t0 t1
+  : > "$times"
+  time_one() { # $1 name, then the command
+    local name=$1
+    shift
+    rm -f "$out" "$work/copy.gguf"
+    sync
+    t0=$(date +%s.%N)
+    "$@"
+    t1=$(date +%s.%N)
+    echo "$name $t0 $t1" >> "$times"
+  }
+  for round in $(seq "$rounds"); do
+    if [ $((round % 2)) = 1 ]; then
+      time_one vmpack "$build/bin/vmpack-convert" -q "$folder" -o "$out" \
+        --no-vocab
+      time_one cp cp "$work/$1.kept.gguf" "$work/copy.gguf"
+    else
+      time_one cp cp "$work/$1.kept.gguf" "$work/copy.gguf"
+      time_one vmpack "$build/bin/vmpack-convert" -q "$folder" -o "$out" \
+        --no-vocab
+    fi
+  done
+  "$python" - "$1" "$input" "$(stat -c %s "$work/$1.kept.gguf")" "$times" \
     "$work/peak.txt" <<'PY'
-import sys
+import statistics, sys
 kind, inp, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-t = float(sys.argv[5]) - float(sys.argv[4])
-c = float(sys.argv[7]) - float(sys.argv[6])
-peak = open(sys.argv[8]).read().strip().replace("\n", "; ")
-print(f"{kind}: {inp / 1e9:.2f} GB in, {out / 1e9:.2f} GB GGUF out; "
-      f"vmpack-convert {t:.2f} s, cp of the output {c:.2f} s "
-      f"({t / c:.2f}x cp); {peak}")
+runs = {"vmpack": [], "cp": []}
+for line in open(sys.argv[4]):
+    name, t0, t1 = line.split()
+    runs[name].append(float(t1) - float(t0))
+peak = open(sys.argv[5]).read().strip().replace("\n", "; ")
+v, c = runs["vmpack"], runs["cp"]
+ratios = [a / b for a, b in zip(v, c)]
+def span(x):
+    return f"median {statistics.median(x):.2f} s, {min(x):.2f}-{max(x):.2f}"
+print(f"{kind}: {inp / 1e9:.2f} GB in, {out / 1e9:.2f} GB GGUF out, "
+      f"{len(v)} rounds; vmpack-convert {span(v)}; cp of the output "
+      f"{span(c)}; vmpack/cp of the same round: median "
+      f"{statistics.median(ratios):.2f}x, {min(ratios):.2f}-"
+      f"{max(ratios):.2f}x; load average "
+      f"{open('/proc/loadavg').read().split()[0]}; {peak}")
 PY
-  rm -rf "$folder" "$out"
+  rm -rf "$folder" "$out" "$work/$1.kept.gguf" "$work/copy.gguf"
 }
 
 case $which in

@@ -52,7 +52,7 @@ vmpack::formats::dequantizeTensor(const TensorSource &blocks, FloatType to,
   const uint8_t *src = blocks.data;
   out.produce = [src, type, to, bytes, threads](uint64_t first, uint64_t count,
                                                 uint8_t *dst) {
-    // Writers ask for whole elements (chunks of 4 MiB); a partial element
+    // Writers ask for whole elements (kProduceChunkBytes); a partial element
     // at either end goes through a one-element buffer.
     uint64_t e = first / bytes, end = (first + count + bytes - 1) / bytes;
     uint64_t lead = first - e * bytes;

@@ -90,7 +90,7 @@ Status vmpack::formats::forEachTensorChunk(const TensorSource &source,
                                            const ChunkSink &sink) {
   const TensorInfo &info = source.info;
   constexpr uint64_t kChunk = uint64_t(4) << 20;
-  // One chunk buffer per thread, kept from tensor to tensor: a fresh 4 MiB
+  // One chunk buffer per thread, kept from tensor to tensor: a fresh buffer
   // for each tensor costs a page fault and a cleared page per 4 KiB. A
   // nested call (a produce that writes through forEachTensorChunk itself)
   // takes a buffer of its own.
@@ -108,8 +108,8 @@ Status vmpack::formats::forEachTensorChunk(const TensorSource &source,
     }
   } release{nested};
   if (source.produce && (info.isOpaque() || info.encoding == encoding)) {
-    for (uint64_t at = 0; at < info.length; at += kChunk) {
-      uint64_t n = std::min(kChunk, info.length - at);
+    for (uint64_t at = 0; at < info.length; at += kProduceChunkBytes) {
+      uint64_t n = std::min(kProduceChunkBytes, info.length - at);
       buffer.assign(size_t(n), 0);
       source.produce(at, n, buffer.data());
       if (Status s = sink(at, buffer.data(), n); !s)

@@ -241,13 +241,12 @@ Status vmpack::formats::writeVmpk(const std::string &path,
   if (Status s = (*writer)->beginData(); !s)
     return s;
   // Stored bytes go to the writer 64 MiB at a time; computed ones (a
-  // source's produce) 4 MiB at a time, so that the buffer they are computed
-  // into stays small whatever the tensor's size.
+  // source's produce) kProduceChunkBytes at a time, so that the buffer they
+  // are computed into stays small (and in cache) whatever the tensor's size.
   constexpr uint64_t kChunk = uint64_t(64) << 20;
-  constexpr uint64_t kProducedChunk = uint64_t(4) << 20;
   std::vector<uint8_t> buffer;
   for (size_t i = 0; i < tensors.size(); ++i) {
-    const uint64_t chunk = tensors[i].produce ? kProducedChunk : kChunk;
+    const uint64_t chunk = tensors[i].produce ? kProduceChunkBytes : kChunk;
     for (uint64_t at = 0; at < tensors[i].info.length; at += chunk) {
       uint64_t n = std::min(chunk, tensors[i].info.length - at);
       const uint8_t *bytes = tensors[i].data + at;

@@ -14,7 +14,9 @@
 
 #include "vmpack/Formats/HfQuant.h"
 
+#include "TestFiles.h"
 #include "vmpack/Formats/GgmlConvert.h"
+#include "vmpack/Formats/Gguf.h"
 #include "vmpack/Formats/Safetensors.h"
 #include "vmpack/Formats/Shards.h"
 #include "vmpack/Formats/TypeTable.h"
@@ -30,6 +32,8 @@
 
 using namespace vmpack;
 using namespace vmpack::formats;
+using vmpack::archive::testing::readFile;
+using vmpack::archive::testing::ScratchDir;
 
 namespace {
 
@@ -345,6 +349,37 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{HfQuantMethod::Gptq, 4, 256, false, true},
                     Case{HfQuantMethod::Awq, 4, 128, false, false},
                     Case{HfQuantMethod::Awq, 4, 32, true, false}));
+
+// The GGUF writer asks for a computed tensor kProduceChunkBytes at a time:
+// with Q4_0 rows of 648 bytes, chunk ends fall inside rows. The file holds
+// the bytes of one whole request, which are the checked repack's.
+TEST(HfRepack, WrittenQ4_0BlocksSpanningChunksAreTheRepack) {
+  Model m{1024, 1152, 4, 128, {}, {}, {}, {}, {}, {}};
+  build(m, HfQuantMethod::Gptq, true, true, 11);
+  StatusOr<TensorSource> blocks = hfLinearAsGgml(m.linear, quant::kGgmlQ4_0);
+  ASSERT_TRUE(blocks) << blocks.status().message();
+  const uint64_t length = blocks->info.length;
+  ASSERT_EQ(length, uint64_t(1024) * 1152 / 32 * 18);
+  ASSERT_GT(length, 2 * kProduceChunkBytes);
+  ASSERT_NE(kProduceChunkBytes % 648, 0u);
+  HfRows rows;
+  ASSERT_TRUE(unpackHfRows(m.linear, 0, m.out, m.group, rows));
+  std::vector<uint8_t> checked(length);
+  ASSERT_TRUE(
+      quant::repackToGgml(quant::kGgmlQ4_0, rows.source, checked.data()));
+  EXPECT_EQ(produceAll(*blocks, {length}), checked);
+  ScratchDir dir;
+  ASSERT_TRUE(writeGguf(dir.path("q.gguf"), {*blocks}, {}).isOk());
+  std::vector<uint8_t> file = readFile(dir.path("q.gguf"));
+  StatusOr<GgufFile> g = readGguf(file.data(), file.size());
+  ASSERT_TRUE(g) << g.status().message();
+  ASSERT_EQ(g->tensors.size(), 1u);
+  const TensorInfo &t = g->tensors[0];
+  ASSERT_EQ(t.length, length);
+  ASSERT_LE(t.offset + length, file.size());
+  EXPECT_TRUE(std::equal(checked.begin(), checked.end(),
+                         file.begin() + int64_t(t.offset)));
+}
 
 TEST(HfRepack, AwqAndGptqWordsAreTheSameMatrix) {
   const uint64_t k = 64, n = 56; // 7 word columns: pairs and one alone

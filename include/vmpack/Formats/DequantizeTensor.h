@@ -25,11 +25,11 @@ bool canDequantizeTensor(const TensorInfo &info);
 /// not a whole number of blocks.
 ///
 /// `threads` decode each chunk a writer asks for (0: all). One is the
-/// default: a writer's 4 MiB chunk decodes on one core several times
-/// faster than it is written, and threads started per chunk wait to be
-/// scheduled on a busy machine (800 MB of f16 from Q4_0 at load 30 on 2
-/// cores: 3.7 s of wall time for 0.5 s of CPU with a thread per core and
-/// chunk; 0.9 to 1.7 s on one).
+/// default: a writer's chunk (kProduceChunkBytes) decodes on one core
+/// several times faster than it is written, and threads started per chunk
+/// wait to be scheduled on a busy machine (800 MB of f16 from Q4_0 at load
+/// 30 on 2 cores, in chunks of 4 MiB: 3.7 s of wall time for 0.5 s of CPU
+/// with a thread per core and chunk; 0.9 to 1.7 s on one).
 StatusOr<TensorSource> dequantizeTensor(const TensorSource &blocks,
                                         quant::FloatType to,
                                         unsigned threads = 1);
