@@ -7,6 +7,12 @@
 # hashing, the conversions, the dequantize kernels) and the tools on a
 # generated model with several threads. Any report fails the run
 # (halt_on_error). scripts/tsan.supp says what is suppressed and why.
+# The build has only the portable kernels (-DVMPACK_DISPATCH=portable: no
+# vector code compiled in), so it is also the check that the portable
+# path builds and passes on its own: the packing tests and the unpacking
+# corpus run in it too. The vector kernels are pure functions of the
+# ranges their callers give them; the threads, chunking and hand-offs
+# ThreadSanitizer looks at are the same code at every dispatch level.
 # Then the Python tests that use threads (concurrent compiles from Python
 # threads, threaded verify, dequantize and conversions, save_file) run in
 # Debian's python3 with the same shared TSan runtime preloaded (the build
@@ -29,13 +35,15 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DVMPACK_TSAN=ON \
+  -DVMPACK_DISPATCH=portable \
   -DVMPACK_BUILD_BENCHMARKS=OFF -DVMPACK_ENABLE_PYTHON=ON "$@" >/dev/null
-tests=(VmpackArchiveTests VmpackFormatsTests VmpackQuantTests
+tests=(VmpackPackTests VmpackArchiveTests VmpackFormatsTests VmpackQuantTests
   VmpackDequantizeTests VmpackRuntimeTests VmpackTargetTests)
 # vmpack-formats-testgen writes the GGUF blocks test_dequantize.py decodes
 # on several threads.
 tools=(vmpack-gen vmpack-compile vmpack-convert vmpack-dump vmpack-formats-testgen)
-cmake --build "$build" --target "${tests[@]}" "${tools[@]}" _vmpack
+cmake --build "$build" --target "${tests[@]}" "${tools[@]}" _vmpack \
+  vmpack-fuzz-unpack-replay
 
 export TSAN_OPTIONS="halt_on_error=1 abort_on_error=0 exitcode=66 second_deadlock_stack=1 suppressions=$root/scripts/tsan.supp"
 status=0
@@ -54,6 +62,12 @@ for t in "${tests[@]}"; do
     status=1
   fi
 done
+
+echo "== TSan: the unpacking corpus (portable kernels)"
+if ! "$build/fuzz/vmpack-fuzz-unpack-replay" "$root/fuzz/corpus/unpack" >/dev/null; then
+  echo "check-tsan: the unpacking corpus failed" >&2
+  status=1
+fi
 
 echo "== TSan: the tools with several threads"
 work=$(mktemp -d)

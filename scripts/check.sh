@@ -8,10 +8,10 @@
 # Release build and the same suite, whose summary is the last thing
 # printed. The sanitizer build also has the libFuzzer targets, and each
 # runs for 15 seconds from its corpus (scripts/check-fuzz.sh): a target
-# that cannot fuzz fails. In between, a build with only the portable
-# kernels (-DVMPACK_DISPATCH=portable, no vector code compiled in) runs
-# the packing tests and the unpacking corpus, and a ThreadSanitizer build
-# (clang-22) runs the unit tests and the tools with several threads
+# that cannot fuzz fails. In between, a ThreadSanitizer build (clang-22)
+# with only the portable kernels (-DVMPACK_DISPATCH=portable, no vector
+# code compiled in) runs the unit tests, the packing tests and the
+# unpacking corpus among them, and the tools with several threads
 # (scripts/check-tsan.sh).
 # The Release build is also installed into a temporary prefix and a small
 # consumer (test/install/) is built against it through CMake and pkg-config.
@@ -53,17 +53,7 @@ ASAN_OPTIONS=detect_leaks=1 ctest --test-dir "$root/build-asan" \
 step "libFuzzer: every fuzz target for ${VMPACK_FUZZ_SECONDS:-15} s (the same build)"
 BUILD_DIR="$root/build-asan" bash "$root/scripts/check-fuzz.sh"
 
-step "Portable kernels only: packing tests and the unpacking corpus"
-# Only what these tests run is built: the packing library and its tests.
-cmake -S "$root" -B "$root/build-portable" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DVMPACK_DISPATCH=portable -DVMPACK_ENABLE_MLIR=OFF \
-  -DVMPACK_ENABLE_PYTHON=OFF -DVMPACK_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build "$root/build-portable" --target VmpackPackTests \
-  vmpack-fuzz-unpack-replay
-ctest --test-dir "$root/build-portable" --output-on-failure -j "$jobs" \
-  -R '^(AllWidths|Widths1To64|UnpackProperty|UnpackToInt|UnpackToFloat32|PackKernels|Dispatch|fuzz-replay-unpack)'
-
-step "ThreadSanitizer build: the unit tests and the threaded tools"
+step "ThreadSanitizer build, portable kernels only: the unit tests, the unpacking corpus and the threaded tools"
 BUILD_DIR="$root/build-tsan" bash "$root/scripts/check-tsan.sh"
 
 step "Release build and the whole test suite"
