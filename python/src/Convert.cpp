@@ -18,9 +18,9 @@
 #include "vmpack/Pack/Encoding.h"
 #include "vmpack/Quant/Dequantize.h"
 #include "vmpack/Tools/Convert.h"
+#include "vmpack/Tools/ToolSupport.h"
 #ifdef VMPACK_PYTHON_HAS_COMPILER
 #include "vmpack/Tools/MlirFiles.h"
-#include "vmpack/Tools/ToolSupport.h"
 #endif
 
 #include <pybind11/stl.h>
