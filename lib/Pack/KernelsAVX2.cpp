@@ -32,7 +32,7 @@
 
 using namespace vmpack::detail;
 
-const LevelKernels vmpack::detail::kAVX2Kernels =
+constexpr LevelKernels vmpack::detail::kAVX2Kernels =
     avx2::makeLevelKernels<avx2::X86Kernels, avx2::X86Common>();
 
 #if defined(__clang__)

@@ -35,7 +35,7 @@
 
 using namespace vmpack::detail;
 
-const LevelKernels vmpack::detail::kAVX512Kernels =
+constexpr LevelKernels vmpack::detail::kAVX512Kernels =
     avx512::makeLevelKernels<avx512::X86Kernels, avx512::X86Common>();
 
 #if defined(__clang__)

@@ -10,5 +10,5 @@
 
 using namespace vmpack::detail;
 
-const LevelKernels vmpack::detail::kPortableKernels =
+constexpr LevelKernels vmpack::detail::kPortableKernels =
     portable::makeLevelKernels<portable::Kernels, portable::Common>();

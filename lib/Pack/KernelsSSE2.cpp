@@ -31,7 +31,7 @@
 
 using namespace vmpack::detail;
 
-const LevelKernels vmpack::detail::kSSE2Kernels =
+constexpr LevelKernels vmpack::detail::kSSE2Kernels =
     sse2::makeLevelKernels<sse2::X86Kernels, sse2::X86Common>();
 
 #if defined(__clang__)

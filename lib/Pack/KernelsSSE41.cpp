@@ -31,7 +31,7 @@
 
 using namespace vmpack::detail;
 
-const LevelKernels vmpack::detail::kSSE41Kernels =
+constexpr LevelKernels vmpack::detail::kSSE41Kernels =
     sse41::makeLevelKernels<sse41::X86Kernels, sse41::X86Common>();
 
 #if defined(__clang__)

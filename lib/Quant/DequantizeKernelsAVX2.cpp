@@ -27,7 +27,7 @@
 
 using namespace vmpack::quant::detail;
 
-const DequantizeLevel vmpack::quant::detail::kAVX2Dequantize =
+constexpr DequantizeLevel vmpack::quant::detail::kAVX2Dequantize =
     avx2::makeDequantizeLevel();
 
 #if defined(__clang__)

@@ -29,7 +29,7 @@
 
 using namespace vmpack::quant::detail;
 
-const DequantizeLevel vmpack::quant::detail::kAVX512Dequantize =
+constexpr DequantizeLevel vmpack::quant::detail::kAVX512Dequantize =
     avx512::makeDequantizeLevel();
 
 #if defined(__clang__)

@@ -11,7 +11,7 @@
 
 using namespace vmpack::quant::detail;
 
-const DequantizeLevel vmpack::quant::detail::kPortableDequantize =
+constexpr DequantizeLevel vmpack::quant::detail::kPortableDequantize =
     portable::makeDequantizeLevel();
 
 uint16_t vmpack::quant::floatToHalf(float value) {

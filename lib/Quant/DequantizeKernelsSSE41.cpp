@@ -27,7 +27,7 @@
 
 using namespace vmpack::quant::detail;
 
-const DequantizeLevel vmpack::quant::detail::kSSE41Dequantize =
+constexpr DequantizeLevel vmpack::quant::detail::kSSE41Dequantize =
     sse41::makeDequantizeLevel();
 
 #if defined(__clang__)

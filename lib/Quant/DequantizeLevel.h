@@ -757,7 +757,7 @@ template <FloatType T> constexpr void fillGgml(DequantizeLevel &level) {
   level.planar[1][1][1][t] = &planar<T, 8, true, true>;
 }
 
-inline DequantizeLevel makeDequantizeLevel() {
+constexpr DequantizeLevel makeDequantizeLevel() {
   DequantizeLevel level{};
   fillGgml<FloatType::F32>(level);
   fillGgml<FloatType::F16>(level);
