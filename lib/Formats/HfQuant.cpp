@@ -3018,6 +3018,8 @@ StatusOr<std::vector<TensorSource>> rowsAsGptq(const HfQuantLinear &l,
 StatusOr<std::vector<TensorSource>> rowsAsAwq(const HfQuantLinear &l,
                                               const std::string &module,
                                               const Refusal &refuse);
+StatusOr<TensorSource> awqScales(const HfQuantLinear &l, std::string name,
+                                 const Refusal &refuse);
 
 } // namespace
 
@@ -3146,7 +3148,14 @@ vmpack::formats::hfLinearAsScheme(const HfQuantLinear &l,
               });
         }));
   }
-  parts.push_back(l.scales);
+  if (toAwq) {
+    StatusOr<TensorSource> scales = awqScales(l, module + ".scales", refuse);
+    if (!scales)
+      return scales.status();
+    parts.push_back(*scales);
+  } else {
+    parts.push_back(l.scales);
+  }
   if (toGptq) {
     if (l.gIdx.data) {
       parts.push_back(l.gIdx);
@@ -3940,8 +3949,55 @@ StatusOr<std::vector<TensorSource>> rowsAsAwq(const HfQuantLinear &l,
                    o + (g - g0) * rowBytes);
         });
       }));
-  parts.push_back(scalesByGroup(l, module + ".scales"));
+  StatusOr<TensorSource> scales = awqScales(l, module + ".scales", refuse);
+  if (!scales)
+    return scales.status();
+  parts.push_back(*scales);
   return parts;
+}
+
+/// AWQ's scales [groups, out] as AutoAWQ holds them: float16
+/// (WQLinear_GEMM registers them as torch.float16, so a loader would round
+/// BF16 or F32 ones). F16 scales are the stored bytes (GPTQ's and AWQ's
+/// tensor as it is); BF16 and F32 ones
+/// become float16 when it holds every one exactly, else the first it does
+/// not hold is refused.
+StatusOr<TensorSource> awqScales(const HfQuantLinear &l, std::string name,
+                                 const Refusal &refuse) {
+  if (l.scaleType == "f16")
+    return l.method == HfQuantMethod::Awq || l.method == HfQuantMethod::Gptq
+               ? l.scales
+               : scalesByGroup(l, std::move(name));
+  const unsigned sb = l.scaleType == "f32" ? 4 : 2;
+  const uint64_t out = uint64_t(l.out), groups = groupsOf(l);
+  uint8_t scratch[2];
+  for (uint64_t g = 0; g < groups; ++g)
+    for (uint64_t r = 0; r < out; ++r) {
+      const float s =
+          storedScale(l.scaleType, l.scales.data + scaleIndex(l, g, r) * sb);
+      if (putScale(quant::FloatType::F16, s, scratch))
+        continue;
+      return refuse("the scale " + floatWithBits(s) + " of group " +
+                    std::to_string(g) + ", output " + std::to_string(r) +
+                    (std::isfinite(s) && std::fabs(s) > 65504.0f
+                         ? " is past float16's largest 65504"
+                         : " is not exact in float16") +
+                    ", and AWQ stores float16 scales");
+    }
+  const uint64_t sRowBytes = out * 2;
+  const HfQuantLinear *lp = &l;
+  return computed(
+      std::move(name), "F16", {int64_t(groups), l.out}, groups * sRowBytes,
+      [lp, sb, out, sRowBytes](uint64_t f, uint64_t n, uint8_t *d) {
+        byRows(f, n, sRowBytes, d, [&](uint64_t g0, uint64_t c, uint8_t *o) {
+          for (uint64_t g = g0; g < g0 + c; ++g)
+            for (uint64_t r = 0; r < out; ++r) {
+              const uint16_t h = quant::floatToHalf(storedScale(
+                  lp->scaleType, lp->scales.data + scaleIndex(*lp, g, r) * sb));
+              std::memcpy(o + (g - g0) * sRowBytes + r * 2, &h, 2);
+            }
+        });
+      });
 }
 
 } // namespace

@@ -880,6 +880,18 @@ def hostile(d, kind):
         a = a.copy()
         a[0, 0] = 0x3381  # bf16 (1 + 2^-7) * 2^-24: no float16 holds it
         t[m + "biases"] = (dt, a)
+    elif kind in ("bf16-scale-huge", "bf16-scale-tiny"):
+        # Group 1, output 2 of BF16 scales (F16 ones made BF16 first)
+        # 65536, past float16's largest 65504, or (1 + 2^-7) * 2^-24,
+        # finer than float16's subnormals.
+        name = m + ("scales" if m + "scales" in t else "weight_scale")
+        dt, a = t[name]
+        if dt == "F16":
+            a = to_bf16(a.astype(np.float32))
+        a = a.copy()
+        a[(2, 1) if name.endswith("weight_scale") else (1, 2)] = (
+            0x4780 if kind == "bf16-scale-huge" else 0x3381)
+        t[name] = ("BF16", a)
     elif kind == "no-qzeros":
         del t[m + "qzeros"]
     elif kind == "no-scales":
