@@ -2324,6 +2324,31 @@ void planarToGgmlRows(const HfQuantLinear &l, uint32_t type, int64_t r0,
     }
 }
 
+/// The first of a tensor's float16 values that is NaN or infinite.
+struct NonFiniteHalf {
+  uint64_t index;
+  const char *what; // "NaN" or "infinite"
+};
+
+/// Whether any of `t`'s float16 values is NaN or infinite, in a loop
+/// without an exit (the compiler vectorizes it); then, only then, which.
+std::optional<NonFiniteHalf> firstNonFiniteHalf(const TensorSource &t) {
+  const uint64_t n = t.info.length / 2;
+  uint16_t any = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint16_t h;
+    std::memcpy(&h, t.data + 2 * i, 2);
+    any |= uint16_t((h & 0x7C00) == 0x7C00);
+  }
+  for (uint64_t i = 0; i < n && any; ++i) {
+    uint16_t h;
+    std::memcpy(&h, t.data + 2 * i, 2);
+    if ((h & 0x7C00) == 0x7C00)
+      return NonFiniteHalf{i, h & 0x3FF ? "NaN" : "infinite"};
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 StatusOr<uint32_t>
@@ -2449,46 +2474,23 @@ vmpack::formats::hfGgmlTarget(const HfQuantLinear &l,
   if (mlx && l.bits > (type == quant::kGgmlQ4_1 ? 4u : 5u))
     return refuse(std::to_string(l.bits) + "-bit codes do not fit in " + name);
   if (directGgml(l, type)) {
-    const uint64_t n = l.scales.info.length / 2;
-    // Whether any scale is NaN or infinite, in a loop without an exit (the
-    // compiler vectorizes it); then, only then, which one.
-    uint16_t any = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-      uint16_t h;
-      std::memcpy(&h, l.scales.data + 2 * i, 2);
-      any |= uint16_t((h & 0x7C00) == 0x7C00);
-    }
-    for (uint64_t i = 0; i < n && any; ++i) {
-      uint16_t h;
-      std::memcpy(&h, l.scales.data + 2 * i, 2);
-      if ((h & 0x7C00) == 0x7C00)
-        return refuse("the scale of group " +
-                      std::to_string(i / uint64_t(l.out)) + ", output " +
-                      std::to_string(i % uint64_t(l.out)) + " is " +
-                      (h & 0x3FF ? "NaN" : "infinite") + ", which " + name +
-                      " forbids (ggml's validation refuses it)");
-    }
+    // GPTQ's scales [groups, out].
+    if (std::optional<NonFiniteHalf> bad = firstNonFiniteHalf(l.scales))
+      return refuse("the scale of group " +
+                    std::to_string(bad->index / uint64_t(l.out)) + ", output " +
+                    std::to_string(bad->index % uint64_t(l.out)) + " is " +
+                    bad->what + ", which " + name +
+                    " forbids (ggml's validation refuses it)");
     return type;
   }
   if (directPlanar(l, type)) {
     // NAME.d [out, in / G]: the same scan as GPTQ's.
-    const uint64_t n = l.scales.info.length / 2,
-                   units = uint64_t(l.in) / l.groupSize;
-    uint16_t any = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-      uint16_t h;
-      std::memcpy(&h, l.scales.data + 2 * i, 2);
-      any |= uint16_t((h & 0x7C00) == 0x7C00);
-    }
-    for (uint64_t i = 0; i < n && any; ++i) {
-      uint16_t h;
-      std::memcpy(&h, l.scales.data + 2 * i, 2);
-      if ((h & 0x7C00) == 0x7C00)
-        return refuse("the scale of output " + std::to_string(i / units) +
-                      ", group " + std::to_string(i % units) + " is " +
-                      (h & 0x3FF ? "NaN" : "infinite") + ", which " + name +
-                      " forbids (ggml's validation refuses it)");
-    }
+    const uint64_t units = uint64_t(l.in) / l.groupSize;
+    if (std::optional<NonFiniteHalf> bad = firstNonFiniteHalf(l.scales))
+      return refuse(
+          "the scale of output " + std::to_string(bad->index / units) +
+          ", group " + std::to_string(bad->index % units) + " is " + bad->what +
+          ", which " + name + " forbids (ggml's validation refuses it)");
     return type;
   }
   // Every block is built and compared, element by element, before a byte

@@ -1047,6 +1047,18 @@ def scheme_expect(spec, scheme):
     return "decode"
 
 
+def same_or_decode(d, o, how):
+    """The model directory O written from the checkpoint D, as HOW says:
+    "same", every tensor of D byte for byte; otherwise decoded by numpy
+    (with D's reference.npz copied into O) to the reference."""
+    if how == "same":
+        same(d, o + "model.safetensors")
+    else:
+        with open(os.path.join(d, "reference.npz"), "rb") as f:
+            open(o + "reference.npz", "wb").write(f.read())
+        decode(o)
+
+
 def sweep(convert, work, lib=None):
     """Every SWEEP checkpoint: dequantized to f32, f16 and bf16 equal to
     the reference; GGUF decoded by ggml (with LIB) equal to it, or refused
@@ -1101,12 +1113,7 @@ def sweep(convert, work, lib=None):
             r = run(convert, "-q", out, "--quant=" + scheme, "-o", o)
             if r.returncode:
                 sys.exit("%s planar -> %s: %s" % (spec, scheme, r.stderr))
-            if how == "same":
-                same(d, o + "model.safetensors")
-            else:
-                with open(os.path.join(d, "reference.npz"), "rb") as f:
-                    open(o + "reference.npz", "wb").write(f.read())
-                decode(o)
+            same_or_decode(d, o, how)
         # --quant=compressed-tensors and --quant=mlx: decoded by numpy as
         # the written config.json says, kept as stored, or refused.
         for scheme in ("compressed-tensors", "mlx"):
@@ -1116,12 +1123,7 @@ def sweep(convert, work, lib=None):
             if how in ("decode", "same"):
                 if r.returncode:
                     sys.exit("%s --quant=%s: %s" % (spec, scheme, r.stderr))
-                if how == "same":
-                    same(d, out + "model.safetensors")
-                else:
-                    with open(os.path.join(d, "reference.npz"), "rb") as f:
-                        open(out + "reference.npz", "wb").write(f.read())
-                    decode(out)
+                same_or_decode(d, out, how)
             elif r.returncode != 1 or how not in r.stderr or \
                     os.path.exists(out):
                 sys.exit("%s --quant=%s: expected a refusal with '%s': %s" %

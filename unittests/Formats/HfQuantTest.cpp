@@ -28,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <random>
 
 using namespace vmpack;
@@ -161,16 +162,16 @@ struct Case {
 
 class HfQuantCases : public testing::TestWithParam<Case> {};
 
-TEST_P(HfQuantCases, UnpackedRowsAreTheCodesScalesAndZeros) {
-  const Case c = GetParam();
-  Model m{96, 256, c.bits, c.group, {}, {}, {}, {}, {}, {}};
-  build(m, c.method, c.sym, c.v1, 7 + c.bits);
+/// unpackHfRows of `l` from each row of `firsts`, at most `most` rows at a
+/// time: `m`'s codes, true zero points and scales.
+void expectRowsOf(const Model &m, const HfQuantLinear &l,
+                  std::initializer_list<int64_t> firsts, int64_t most) {
   HfRows rows;
-  for (int64_t first : {0, 5, 17}) {
-    const int64_t count = std::min<int64_t>(19, m.out - first);
-    ASSERT_TRUE(unpackHfRows(m.linear, first, count, m.group, rows));
+  const uint64_t units = uint64_t(m.in) / m.group;
+  for (int64_t first : firsts) {
+    const int64_t count = std::min<int64_t>(most, m.out - first);
+    ASSERT_TRUE(unpackHfRows(l, first, count, m.group, rows));
     ASSERT_EQ(rows.codes.size(), uint64_t(count * m.in));
-    const uint64_t units = uint64_t(m.in) / m.group;
     for (int64_t r = 0; r < count; ++r) {
       for (int64_t i = 0; i < m.in; ++i)
         ASSERT_EQ(rows.codes[r * m.in + i], m.codes[(first + r) * m.in + i])
@@ -184,6 +185,13 @@ TEST_P(HfQuantCases, UnpackedRowsAreTheCodesScalesAndZeros) {
       }
     }
   }
+}
+
+TEST_P(HfQuantCases, UnpackedRowsAreTheCodesScalesAndZeros) {
+  const Case c = GetParam();
+  Model m{96, 256, c.bits, c.group, {}, {}, {}, {}, {}, {}};
+  build(m, c.method, c.sym, c.v1, 7 + c.bits);
+  ASSERT_NO_FATAL_FAILURE(expectRowsOf(m, m.linear, {0, 5, 17}, 19));
 }
 
 TEST_P(HfQuantCases, StreamedTensorsEqualOneRequestAndTheCheckedRepack) {
@@ -268,24 +276,7 @@ TEST_P(HfQuantCases, PlanarSetsReadBackAsTheSameWeight) {
   EXPECT_EQ(p.symmetric, c.sym);
   EXPECT_EQ((*model)->others.size(), 0u);
   // Rows in ragged runs: the codes, true zero points and scales.
-  HfRows rows;
-  const uint64_t units = uint64_t(m.in) / m.group;
-  for (int64_t first : {0, 1, 33}) {
-    const int64_t count = std::min<int64_t>(31, m.out - first);
-    ASSERT_TRUE(unpackHfRows(p, first, count, m.group, rows));
-    for (int64_t r = 0; r < count; ++r) {
-      for (int64_t i = 0; i < m.in; ++i)
-        ASSERT_EQ(rows.codes[r * m.in + i], m.codes[(first + r) * m.in + i])
-            << "row " << first + r << " input " << i;
-      for (uint64_t g = 0; g < units; ++g) {
-        const uint64_t at = g * uint64_t(m.out) + uint64_t(first + r);
-        ASSERT_EQ(rows.zeros[r * units + g], m.zeros[at]);
-        uint16_t s;
-        std::memcpy(&s, rows.scales.data() + 2 * (r * units + g), 2);
-        ASSERT_EQ(s, m.scales[at]);
-      }
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(expectRowsOf(m, p, {0, 1, 33}, 31));
   // Written back in the checkpoint's own scheme: the same tensors.
   const std::string target = c.method == HfQuantMethod::Awq ? "awq"
                              : c.v1                         ? "gptq"
