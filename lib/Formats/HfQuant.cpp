@@ -20,6 +20,7 @@
 #include "vmpack/Pack/Convert.h"
 #include "vmpack/Quant/GgmlTypes.h"
 #include "vmpack/Quant/HfRepack.h"
+#include "vmpack/Quant/Parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -2889,7 +2890,8 @@ vmpack::formats::hfLinearAsMatMulNBits(const HfQuantLinear &l,
 }
 
 StatusOr<TensorSource> vmpack::formats::hfLinearAsFloats(const HfQuantLinear &l,
-                                                         quant::FloatType to) {
+                                                         quant::FloatType to,
+                                                         unsigned threads) {
   const unsigned fb = quant::floatTypeBytes(to);
   const uint64_t rowBytes = uint64_t(l.in) * fb;
   const uint64_t run = l.uniformRun(1);
@@ -2900,9 +2902,8 @@ StatusOr<TensorSource> vmpack::formats::hfLinearAsFloats(const HfQuantLinear &l,
   out.info.elementType = *parseElementType(quant::floatTypeName(to));
   out.info.length = rowBytes * uint64_t(l.out);
   const HfQuantLinear *lp = &l;
-  out.produce = [lp, to, fb, rowBytes, run](uint64_t first, uint64_t n,
-                                            uint8_t *dst) {
-    auto [r0, r1] = rowsOf(first, n, rowBytes);
+  // Rows [r0, r1) as floats of `to` at out, on the calling thread.
+  auto rowsTo = [lp, to, fb, run](int64_t r0, int64_t r1, uint8_t *out) {
     const uint64_t count = uint64_t(r1 - r0) * uint64_t(lp->in);
     std::vector<float> values(count);
     if (lp->method == HfQuantMethod::Bitsandbytes) {
@@ -2916,17 +2917,31 @@ StatusOr<TensorSource> vmpack::formats::hfLinearAsFloats(const HfQuantLinear &l,
       (void)unpackHfRows(*lp, r0, r1 - r0, run, rows);
       (void)quant::decodeGroupQuant(rows.source, values.data());
     }
-    std::vector<uint8_t> bytes(count * fb);
     for (uint64_t i = 0; i < count; ++i) {
       if (to == quant::FloatType::F32) {
-        std::memcpy(bytes.data() + 4 * i, &values[i], 4);
+        std::memcpy(out + 4 * i, &values[i], 4);
         continue;
       }
       uint16_t h = to == quant::FloatType::F16
                        ? quant::floatToHalf(values[i])
                        : quant::floatToBFloat16(values[i]);
-      std::memcpy(bytes.data() + 2 * i, &h, 2);
+      std::memcpy(out + 2 * i, &h, 2);
     }
+  };
+  // Pieces of whole rows, at least 2^14 values each, on `threads`.
+  const uint64_t minRows =
+      std::max<uint64_t>(1, ((uint64_t(1) << 14) + uint64_t(l.in) - 1) /
+                                std::max<uint64_t>(1, uint64_t(l.in)));
+  out.produce = [rowsTo, rowBytes, minRows, threads](uint64_t first, uint64_t n,
+                                                     uint8_t *dst) {
+    auto [r0, r1] = rowsOf(first, n, rowBytes);
+    std::vector<uint8_t> bytes(uint64_t(r1 - r0) * rowBytes);
+    uint64_t rows = uint64_t(r1 - r0);
+    quant::splitRange(quant::piecesFor(threads, rows, minRows), uint64_t(r0),
+                      rows, 1, [&](uint64_t a, uint64_t b) {
+                        rowsTo(int64_t(a), int64_t(b),
+                               bytes.data() + (a - uint64_t(r0)) * rowBytes);
+                      });
     std::memcpy(dst, bytes.data() + (first - uint64_t(r0) * rowBytes), n);
   };
   return out;

@@ -1224,7 +1224,7 @@ vmpack::formats::planLlamaGguf(const std::string &folder,
     for (const HfQuantLinear &l : m.linears) {
       StatusOr<TensorSource> t = [&]() -> StatusOr<TensorSource> {
         if (options.dequantize)
-          return hfLinearAsFloats(l, *options.dequantize);
+          return hfLinearAsFloats(l, *options.dequantize, options.threads);
         StatusOr<HfGgmlBlocks> blocks =
             hfLinearToGgml(l, options.ggmlType, options.allowRounding, folder);
         if (!blocks)

@@ -14,6 +14,7 @@
 
 #include "vmpack/Formats/OutputFile.h"
 #include "vmpack/Formats/TypeTable.h"
+#include "vmpack/Quant/Parallel.h"
 
 #include "ProtobufFields.h"
 
@@ -1192,10 +1193,16 @@ vmpack::formats::onnxQuantizedWeights(const OnnxModel &model,
   return out;
 }
 
-TensorSource
-vmpack::formats::onnxDequantizedSource(const OnnxQuantizedWeight &w,
-                                       const WeightFile &file,
-                                       quant::FloatType type) {
+namespace {
+/// Elements per thread below which onnxDequantizedSource does not split a
+/// range: each element is decoded on its own (a few ns), so a piece of
+/// 2^14 takes several times what starting a thread does.
+constexpr uint64_t kOnnxMinPerThread = uint64_t(1) << 14;
+} // namespace
+
+TensorSource vmpack::formats::onnxDequantizedSource(
+    const OnnxQuantizedWeight &w, const WeightFile &file, quant::FloatType type,
+    unsigned threads) {
   std::vector<TensorSource> all = file.sources();
   auto shared = std::make_shared<std::vector<TensorSource>>();
   shared->push_back(all[size_t(w.codes)]);
@@ -1219,8 +1226,11 @@ vmpack::formats::onnxDequantizedSource(const OnnxQuantizedWeight &w,
   out.info.length = *numElements(w.weight.shape) * width;
   std::vector<int64_t> shape = w.weight.shape;
   const OnnxQuantizedWeight q = w;
-  out.produce = [shared, q, shape, scaleType, signedCodes, width,
-                 type](uint64_t first, uint64_t n, uint8_t *dst) {
+  // Elements [eBegin, eEnd), the bytes of them in [first, first + n) to
+  // dst; pieces of a range on several threads write disjoint bytes.
+  auto elements = [shared, q, shape, scaleType, signedCodes, width,
+                   type](uint64_t eBegin, uint64_t eEnd, uint64_t first,
+                         uint64_t n, uint8_t *dst) {
     const TensorSource &codes = (*shared)[0];
     const TensorSource &scales = (*shared)[1];
     const TensorSource *zps = shared->size() > 2 ? &(*shared)[2] : nullptr;
@@ -1229,7 +1239,7 @@ vmpack::formats::onnxDequantizedSource(const OnnxQuantizedWeight &w,
     uint64_t inner = 1;
     for (size_t d = q.weight.axis + 1; d < shape.size(); ++d)
       inner *= uint64_t(shape[d]);
-    for (uint64_t e = first / width; e * width < first + n; ++e) {
+    for (uint64_t e = eBegin; e < eEnd; ++e) {
       uint64_t code, scaleIndex;
       int64_t codeValue, zeroPoint;
       if (q.matMulNBits) {
@@ -1293,6 +1303,13 @@ vmpack::formats::onnxDequantizedSource(const OnnxQuantizedWeight &w,
           dst[at - first] = bytes[b];
       }
     }
+  };
+  out.produce = [elements, width, threads](uint64_t first, uint64_t n,
+                                           uint8_t *dst) {
+    uint64_t e0 = first / width, e1 = (first + n + width - 1) / width;
+    quant::splitRange(
+        quant::piecesFor(threads, e1 - e0, kOnnxMinPerThread), e0, e1 - e0, 1,
+        [&](uint64_t b, uint64_t e) { elements(b, e, first, n, dst); });
   };
   return out;
 }

@@ -11,6 +11,7 @@
 #include "vmpack/Quant/Dequantize.h"
 
 #include "vmpack/Quant/GgmlDecode.h"
+#include "vmpack/Quant/Parallel.h"
 
 #include "DequantizeKernels.h"
 
@@ -102,10 +103,7 @@ const DequantizeLevel &activeTable() {
 constexpr uint64_t kMinPerThread = uint64_t(1) << 18;
 
 unsigned threadsFor(unsigned threads, uint64_t count) {
-  if (threads == 0)
-    threads = std::max(1u, std::thread::hardware_concurrency());
-  return unsigned(std::max<uint64_t>(
-      1, std::min<uint64_t>(threads, count / kMinPerThread)));
+  return piecesFor(threads, count, kMinPerThread);
 }
 
 /// Runs work(begin, end) over [first, first + count) in `threads` pieces
@@ -117,19 +115,7 @@ void splitOver(unsigned threads, uint64_t first, uint64_t count, uint64_t unit,
     work(first, first + count);
     return;
   }
-  uint64_t end = first + count;
-  std::vector<uint64_t> bounds = {first};
-  for (unsigned t = 1; t < threads; ++t) {
-    uint64_t b = (first + count / threads * t) / unit * unit;
-    bounds.push_back(std::clamp(b, bounds.back(), end));
-  }
-  bounds.push_back(end);
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(work, bounds[t], bounds[t + 1]);
-  work(bounds[0], bounds[1]);
-  for (std::thread &t : pool)
-    t.join();
+  splitRange(threads, first, count, unit, work);
 }
 
 void ggmlRangeOnThread(const BlockDecoder &decode, const uint8_t *tensor,

@@ -956,7 +956,8 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
             {planarRecordKey(l.weight.name), kHfPlanarRecord});
         ++counts.rewritten["planar"];
       } else if (options.dequantize) {
-        StatusOr<TensorSource> f = hfLinearAsFloats(l, *options.dequantize);
+        StatusOr<TensorSource> f = hfLinearAsFloats(
+            l, *options.dequantize, options.threads.value_or(1));
         if (!f)
           return f.status();
         sources.push_back(std::move(*f));
@@ -1026,6 +1027,7 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
       llama.tokenizerPre = options.tokenizerPre;
       llama.noVocab = options.noVocab;
       llama.dequantize = options.dequantize;
+      llama.threads = options.threads.value_or(1);
       llama.allowRounding = options.allowRounding;
       if (options.quant) {
         llama.ggmlType = hfQuantTarget(*options.quant);
@@ -1109,8 +1111,8 @@ vmpack::tools::convertFiles(const ConvertOptions &options) {
         std::map<int64_t, TensorSource> replaced;
         std::set<int64_t> dropped;
         for (const OnnxQuantizedWeight &w : *quantized) {
-          replaced[w.codes] =
-              onnxDequantizedSource(w, **model, *options.dequantize);
+          replaced[w.codes] = onnxDequantizedSource(
+              w, **model, *options.dequantize, options.threads.value_or(1));
           dropped.insert(w.scales);
           if (w.zeroPoints >= 0)
             dropped.insert(w.zeroPoints);

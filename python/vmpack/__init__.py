@@ -849,8 +849,9 @@ def convert(inputs, output, *, from_format=None, format=None, alignment=None,
     module_name, encoding, dense, dequant_split, dequantize ("f32", "f16",
     "bf16"), scheme, quant, allow_rounding, tokenizer_pre, no_vocab,
     onnx_template, onnx_inline, threads (the threads that decode
-    dequantize's blocks, 0 all cores to 1024; None: one; refused without
-    dequantize). An option that does not apply to the output raises
+    dequantize's floats: ggml blocks, ONNX MatMulNBits and 4-bit
+    DequantizeLinear weights, Hugging Face checkpoints' linears; 0 all
+    cores to 1024; None: one; refused without dequantize). An option that does not apply to the output raises
     vmpack.InvalidArgumentError; a failed conversion raises the error of
     its kind and writes nothing. An output that is an input under any name,
     and "-" (standard output is the tools' -o -), raise

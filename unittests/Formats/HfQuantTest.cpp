@@ -23,6 +23,7 @@
 #include "vmpack/Quant/GgmlDecode.h"
 #include "vmpack/Quant/GgmlTypes.h"
 #include "vmpack/Quant/HfRepack.h"
+#include "vmpack/Quant/Parallel.h"
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -30,6 +31,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <random>
+#include <thread>
 
 using namespace vmpack;
 using namespace vmpack::formats;
@@ -204,6 +206,21 @@ TEST_P(HfQuantCases, StreamedTensorsEqualOneRequestAndTheCheckedRepack) {
   ASSERT_TRUE(f);
   std::vector<uint8_t> whole = produceAll(*f, {f->info.length});
   EXPECT_EQ(produceAll(*f, {1, 7, 4093, 100000}), whole);
+  // On threads (vmpack-convert --threads): the same bytes; 96 rows of 512
+  // values in pieces of at least 2^14 values are at most 3 pieces, all but
+  // the first on threads of their own.
+  for (unsigned threads : {3u, 0u, 1000u}) {
+    StatusOr<TensorSource> t =
+        hfLinearAsFloats(m.linear, quant::FloatType::F32, threads);
+    ASSERT_TRUE(t);
+    uint64_t before = quant::splitRangeThreadsStarted();
+    EXPECT_EQ(produceAll(*t, {t->info.length}), whole) << threads;
+    unsigned all = std::max(1u, std::thread::hardware_concurrency());
+    EXPECT_EQ(quant::splitRangeThreadsStarted() - before,
+              std::min(threads ? threads : all, 3u) - 1)
+        << threads;
+    EXPECT_EQ(produceAll(*t, {1, 7, 4093, 100000}), whole) << threads;
+  }
   for (int64_t o = 0; o < m.out; ++o)
     for (int64_t i = 0; i < m.in; ++i) {
       uint64_t g = uint64_t(i) / m.group;

@@ -8,6 +8,7 @@
 
 #include "vmpack/Formats/Onnx.h"
 #include "vmpack/Formats/TypeTable.h"
+#include "vmpack/Quant/Parallel.h"
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <random>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace vmpack;
@@ -590,6 +592,106 @@ TEST(Onnx, MatMulNBitsIsAQuantizedWeight) {
       model({2, 2, 4}, 4),
       "MatMulNBits over 'B': B is tensor<2x2x4xui8>, not tensor<2x2x8xui8>");
   refused(model({2, 2, 6}, 3), "bits 3");
+}
+
+/// A MatMulNBits weight [N, K] = [64, 4096] (block 32, packed zero points)
+/// and a blocked DequantizeLinear over INT4 [512, 512] (axis 1, block 32,
+/// INT4 zero points), 2^18 elements each: decoded on 1, 3, all and 1000
+/// threads (more than either has rows), the same bytes, each value
+/// (code - zero point) * scale, and the pieces past the first on threads
+/// of their own (quant::splitRangeThreadsStarted).
+TEST(Onnx, DequantizedWeightsDecodeOnThreadsToTheSameBytes) {
+  TempDir dir;
+  std::mt19937_64 rng(24);
+  const int64_t N = 64, K = 4096, block = 32, blocks = K / block;
+  std::string codes = randomBytes(size_t(N * blocks * block / 2), rng);
+  std::string zeros = randomBytes(size_t(N * blocks / 2), rng);
+  std::vector<float> scales(size_t(N * blocks));
+  for (float &f : scales)
+    f = float(int(rng() % 64) - 32) / 16.0f;
+  std::string scaleBytes(reinterpret_cast<const char *>(scales.data()),
+                         scales.size() * 4);
+  const int64_t R = 512, C = 512, cBlocks = C / block;
+  std::string q = randomBytes(size_t(R * C / 2), rng);
+  std::string qz = randomBytes(size_t(R * cBlocks / 2), rng);
+  std::vector<float> qs(size_t(R * cBlocks));
+  for (float &f : qs)
+    f = float(int(rng() % 64) - 32) / 8.0f;
+  std::string qsBytes(reinterpret_cast<const char *>(qs.data()), qs.size() * 4);
+  Pb nbits;
+  nbits.bytes(1, "a").bytes(1, "B").bytes(1, "S").bytes(1, "Z");
+  nbits.bytes(2, "y").bytes(4, "MatMulNBits").bytes(7, "com.microsoft");
+  nbits.msg(5, intAttr("K", K)).msg(5, intAttr("N", N));
+  nbits.msg(5, intAttr("bits", 4)).msg(5, intAttr("block_size", block));
+  Pb dq;
+  dq.bytes(1, "Q").bytes(1, "S1").bytes(1, "Z1").bytes(2, "W1");
+  dq.bytes(4, "DequantizeLinear");
+  dq.msg(5, intAttr("axis", 1)).msg(5, intAttr("block_size", block));
+  dir.write(
+      "m.onnx",
+      modelOf({tensorProto("B", 2, {N, blocks, block / 2}).bytes(9, codes),
+               tensorProto("S", 1, {N * blocks}).bytes(9, scaleBytes),
+               tensorProto("Z", 2, {N * blocks / 2}).bytes(9, zeros),
+               tensorProto("Q", 22, {R, C}).bytes(9, q),
+               tensorProto("S1", 1, {R, cBlocks}).bytes(9, qsBytes),
+               tensorProto("Z1", 22, {R, cBlocks}).bytes(9, qz)},
+              {nbits, dq}));
+  OnnxModel parsed;
+  StatusOr<std::unique_ptr<WeightFile>> f =
+      openOnnx(dir.file("m.onnx"), OnnxLimits(), &parsed);
+  ASSERT_TRUE(f) << f.status().message();
+  StatusOr<std::vector<OnnxQuantizedWeight>> weights =
+      onnxQuantizedWeights(parsed, **f);
+  ASSERT_TRUE(weights) << weights.status().message();
+  ASSERT_EQ(weights->size(), 2u);
+  auto nibble = [](const std::string &b, uint64_t i) {
+    return unsigned(uint8_t(b[size_t(i / 2)]) >> (i % 2 * 4) & 15);
+  };
+  auto si4 = [](unsigned v) { return int(v ^ 8) - 8; };
+  for (const OnnxQuantizedWeight &w : *weights) {
+    SCOPED_TRACE(w.weight.name);
+    std::vector<float> want(size_t(1) << 18);
+    for (uint64_t e = 0; e < want.size(); ++e) {
+      if (w.matMulNBits) {
+        uint64_t r = e / uint64_t(K), b = e % uint64_t(K) / uint64_t(block);
+        want[e] = float(int(nibble(codes, e)) -
+                        int(nibble(zeros, r * uint64_t(blocks) + b))) *
+                  scales[r * uint64_t(blocks) + b];
+      } else {
+        uint64_t g = e / uint64_t(C) * uint64_t(cBlocks) +
+                     e % uint64_t(C) / uint64_t(block);
+        want[e] = float(si4(nibble(q, e)) - si4(nibble(qz, g))) * qs[g];
+      }
+    }
+    std::string wantBytes(reinterpret_cast<const char *>(want.data()),
+                          want.size() * 4);
+    for (quant::FloatType type :
+         {quant::FloatType::F32, quant::FloatType::F16}) {
+      std::string first;
+      for (unsigned threads : {1u, 3u, 0u, 1000u}) {
+        SCOPED_TRACE(threads);
+        TensorSource s = onnxDequantizedSource(w, **f, type, threads);
+        ASSERT_EQ(s.info.length, want.size() * quant::floatTypeBytes(type));
+        std::string got(size_t(s.info.length), '\0');
+        uint64_t before = quant::splitRangeThreadsStarted();
+        s.produce(0, s.info.length, reinterpret_cast<uint8_t *>(got.data()));
+        uint64_t started = quant::splitRangeThreadsStarted() - before;
+        // 2^18 elements in pieces of at least 2^14: at most 16.
+        unsigned all = std::max(1u, std::thread::hardware_concurrency());
+        unsigned pieces = std::min(threads ? threads : all, 16u);
+        EXPECT_EQ(started, pieces - 1);
+        if (type == quant::FloatType::F32)
+          EXPECT_TRUE(got == wantBytes);
+        if (first.empty())
+          first = got;
+        EXPECT_TRUE(got == first);
+        // A writer's chunk that starts and ends inside values.
+        std::string part(size_t(kProduceChunkBytes), '\0');
+        s.produce(3, part.size(), reinterpret_cast<uint8_t *>(part.data()));
+        EXPECT_TRUE(part == first.substr(3, part.size()));
+      }
+    }
+  }
 }
 
 TEST(Onnx, TemplateTensorsAreReplacedByName) {

@@ -357,9 +357,13 @@ StatusOr<TensorSource> hfLinearAsGgml(const HfQuantLinear &linear,
 /// integer of at most 9 bits; MLX: q * s, then + b; bitsandbytes:
 /// table[q] * absmax, absmax = nested_table[qa] * nested_absmax, then
 /// + nested_offset, when double-quantized), as f32, f16 or bf16 (rounded
-/// once from float32), computed while a writer asks for them.
+/// once from float32), computed while a writer asks for them: each range
+/// of rows a writer asks for on `threads` (0: all cores), in pieces of
+/// whole rows of at least 2^14 values (quant::splitRange); the bytes are
+/// the same for any number.
 StatusOr<TensorSource> hfLinearAsFloats(const HfQuantLinear &linear,
-                                        quant::FloatType to);
+                                        quant::FloatType to,
+                                        unsigned threads = 1);
 
 /// The tensors `linear` is stored as, unchanged (qweight, qzeros, scales,
 /// g_idx when present).

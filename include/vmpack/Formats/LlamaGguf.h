@@ -46,6 +46,8 @@ struct LlamaGgufOptions {
   /// refused; a warning gives the largest errors.
   bool allowRounding = false;
   std::optional<quant::FloatType> dequantize;
+  /// The threads that decode `dequantize`'s floats (hfLinearAsFloats).
+  unsigned threads = 1;
 };
 
 struct HfQuantModel;

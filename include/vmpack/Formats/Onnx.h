@@ -125,9 +125,12 @@ onnxQuantizedWeights(const OnnxModel &model, const WeightFile &file);
 /// The weight as floats of `type`, [N, K] for MatMulNBits, the codes'
 /// shape for DequantizeLinear, computed (in f32) as the writer asks for
 /// them from `file`'s mapped bytes (which must outlive the source).
+/// `threads` (0: all cores) decode each range a writer asks for, split into
+/// pieces of at least 2^14 elements (quant::splitRange); the bytes are the
+/// same for any number.
 TensorSource onnxDequantizedSource(const OnnxQuantizedWeight &w,
                                    const WeightFile &file,
-                                   quant::FloatType type);
+                                   quant::FloatType type, unsigned threads = 1);
 
 struct OnnxWriteOptions {
   /// The model whose graph is written, its tensors replaced by the same-named

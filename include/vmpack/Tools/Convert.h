@@ -58,8 +58,9 @@ struct ConvertOptions {
   /// this type (formats/DequantizeTensor.h).
   std::optional<quant::FloatType> dequantize;
   /// --threads: the threads that decode each chunk of --dequantize's
-  /// blocks, 0 (all cores) to kMaxThreads; unset, one (DequantizeTensor.h
-  /// says why). The output is the same for any number. Without
+  /// floats (ggml blocks, onnxDequantizedSource, hfLinearAsFloats), 0 (all
+  /// cores) to kMaxThreads; unset, one (DequantizeTensor.h says why). The
+  /// output is the same for any number. Without
   /// --dequantize nothing is threaded, and it is refused.
   std::optional<unsigned> threads;
   /// --scheme: read safetensors inputs as this Hugging Face quantization

@@ -13,6 +13,8 @@ with the onnx package (Debian python3-onnx), checked by onnx.checker
           B uint8 [4, 2, 8], S float32 [8], Z packed uint8 [4]; and a
           DequantizeLinear over an INT4 initializer Q [4, 6] with per-axis
           scales S1 [6] (axis 1) and zero points Z1 [6].
+  bignbits  nbits with K 4096, N 64, block size 32 and Q [256, 1024]:
+          2^18 elements each, more than one writer's chunk of floats.
   badnbits  nbits with the MatMulNBits node's K 48, which B's shape
           (2 blocks of 16) disagrees with.
   escape  dense with W's external data at "../w.bin", outside the model's
@@ -69,25 +71,25 @@ def external():
     return m
 
 
-def nbits(K_attr=32):
-    K, N, block = 32, 4, 16
+def nbits(K_attr=None, K=32, N=4, block=16, rows=4, cols=6):
+    K_attr = K if K_attr is None else K_attr
     blocks = K // block
     q = (np.arange(N * K) * 5 % 16).reshape(N, K)
     z = (np.arange(N * blocks) * 3 % 16).reshape(N, blocks)
     s = (2.0 ** (np.arange(N * blocks) % 3 - 1)).astype(np.float32)
     B = np.frombuffer(pack4(q), np.uint8).reshape(N, blocks, block // 2)
     Z = np.frombuffer(pack4(z), np.uint8).copy()
-    qd = (np.arange(24) % 16 - 8).reshape(4, 6)
+    qd = (np.arange(rows * cols) % 16 - 8).reshape(rows, cols)
     Q = TensorProto()
     Q.name = "Q"
-    Q.dims.extend([4, 6])
+    Q.dims.extend([rows, cols])
     Q.data_type = 22  # INT4 (onnx.proto; IR version 10, newer than onnx 1.12)
     Q.raw_data = pack4(qd)
     Z1 = TensorProto()
     Z1.name = "Z1"
-    Z1.dims.extend([6])
+    Z1.dims.extend([cols])
     Z1.data_type = 22
-    Z1.raw_data = pack4(np.zeros(6, dtype=np.int64))
+    Z1.raw_data = pack4(np.arange(cols) % 5 - 2)
     g = helper.make_graph(
         [helper.make_node("MatMulNBits", ["a", "B", "S", "Z"], ["y"],
                           domain="com.microsoft", K=K_attr, N=N, bits=4,
@@ -97,12 +99,14 @@ def nbits(K_attr=32):
          helper.make_node("MatMul", ["x", "W1"], ["y1"])],
         "nbits",
         [helper.make_tensor_value_info("a", TensorProto.FLOAT, ["M", K]),
-         helper.make_tensor_value_info("x", TensorProto.FLOAT, ["M", 4])],
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, ["M", rows])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["M", N]),
-         helper.make_tensor_value_info("y1", TensorProto.FLOAT, ["M", 6])],
+         helper.make_tensor_value_info("y1", TensorProto.FLOAT, ["M", cols])],
         [numpy_helper.from_array(np.ascontiguousarray(B), "B"),
          numpy_helper.from_array(s, "S"), numpy_helper.from_array(Z, "Z"),
-         Q, numpy_helper.from_array(np.full(6, 0.5, np.float32), "S1"), Z1])
+         Q, numpy_helper.from_array(
+             (2.0 ** (np.arange(cols) % 4 - 2)).astype(np.float32), "S1"),
+         Z1])
     m = helper.make_model(g, opset_imports=[
         helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)])
     m.ir_version = 10
@@ -120,6 +124,8 @@ def escape():
 
 def main(kind, out):
     m = {"dense": dense, "external": external, "nbits": nbits,
+         "bignbits": lambda: nbits(K=4096, N=64, block=32, rows=256,
+                                   cols=1024),
          "badnbits": lambda: nbits(48), "escape": escape}[kind]()
     if kind == "external":
         # Writes each tensor's bytes to its location beside the model.
@@ -130,7 +136,7 @@ def main(kind, out):
     # onnx 1.12 (Debian's) knows neither INT4 nor opset 21; the checker
     # would refuse escape's location itself. A path: external data is
     # found beside the model.
-    if kind not in ("nbits", "badnbits", "escape"):
+    if kind not in ("nbits", "bignbits", "badnbits", "escape"):
         onnx.checker.check_model(out)
 
 
