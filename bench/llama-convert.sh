@@ -94,68 +94,17 @@ with open(os.path.join(folder, "model.safetensors"), "wb") as f:
 PY
 }
 
+. "$root/bench/timing.sh"
+
 run() { # $1 bf16|gptq
-  local folder=$work/$1 out=$work/$1.gguf
+  local folder=$work/$1
   make_folder "$folder" "$1"
   local input
   input=$(du -sb "$folder" | cut -f1)
-  "$build/bin/vmpack-convert" -q "$folder" -o "$out" --no-vocab # warm-up
-  cp "$out" "$work/copy.gguf" && rm "$work/copy.gguf"             # warm-up
-  # Peak anonymous memory from a run of its own: peak_anon.py's sampling
-  # takes CPU time that the timed runs should not pay.
-  rm -f "$out"
-  "$python" "$root/bench/peak_anon.py" -- \
-    "$build/bin/vmpack-convert" -q "$folder" -o "$out" --no-vocab \
-    > "$work/peak.txt" 2>&1
-  mv "$out" "$work/$1.kept.gguf" # what cp copies
-  # Each timed run writes a new file, as cp does (replacing an output would
-  # add the removal of its pages to the time), after a sync, so that no run
-  # waits for the write-back of the one before. The order alternates from
-  # round to round.
-  local times=$work/times.txt round t0 t1
-  : > "$times"
-  time_one() { # $1 name, then the command
-    local name=$1
-    shift
-    rm -f "$out" "$work/copy.gguf"
-    sync
-    t0=$(date +%s.%N)
-    "$@"
-    t1=$(date +%s.%N)
-    echo "$name $t0 $t1" >> "$times"
-  }
-  for round in $(seq "$rounds"); do
-    if [ $((round % 2)) = 1 ]; then
-      time_one vmpack "$build/bin/vmpack-convert" -q "$folder" -o "$out" \
-        --no-vocab
-      time_one cp cp "$work/$1.kept.gguf" "$work/copy.gguf"
-    else
-      time_one cp cp "$work/$1.kept.gguf" "$work/copy.gguf"
-      time_one vmpack "$build/bin/vmpack-convert" -q "$folder" -o "$out" \
-        --no-vocab
-    fi
-  done
-  "$python" - "$1" "$input" "$(stat -c %s "$work/$1.kept.gguf")" "$times" \
-    "$work/peak.txt" <<'PY'
-import statistics, sys
-kind, inp, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-runs = {"vmpack": [], "cp": []}
-for line in open(sys.argv[4]):
-    name, t0, t1 = line.split()
-    runs[name].append(float(t1) - float(t0))
-peak = open(sys.argv[5]).read().strip().replace("\n", "; ")
-v, c = runs["vmpack"], runs["cp"]
-ratios = [a / b for a, b in zip(v, c)]
-def span(x):
-    return f"median {statistics.median(x):.2f} s, {min(x):.2f}-{max(x):.2f}"
-print(f"{kind}: {inp / 1e9:.2f} GB in, {out / 1e9:.2f} GB GGUF out, "
-      f"{len(v)} rounds; vmpack-convert {span(v)}; cp of the output "
-      f"{span(c)}; vmpack/cp of the same round: median "
-      f"{statistics.median(ratios):.2f}x, {min(ratios):.2f}-"
-      f"{max(ratios):.2f}x; load average "
-      f"{open('/proc/loadavg').read().split()[0]}; {peak}")
-PY
-  rm -rf "$folder" "$out" "$work/$1.kept.gguf" "$work/copy.gguf"
+  bench_case "$1: $(awk -v b="$input" 'BEGIN { printf "%.2f", b / 1e9 }') GB in, GGUF" \
+    "$work/out.gguf" "$build/bin/vmpack-convert" -q "$folder" \
+    -o "$work/out.gguf" --no-vocab
+  rm -rf "$folder"
 }
 
 case $which in

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# Sourced by bench/onnx-convert.sh, with
+# Sourced by bench/onnx-convert.sh and bench/llama-convert.sh, with
 # $work (a scratch folder), $python, $root and $rounds set:
 #   bench_case NAME BASELINE COMMAND...
 # runs COMMAND once as a warm-up, once under bench/peak_anon.py, then
