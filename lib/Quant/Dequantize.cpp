@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 using namespace vmpack;
@@ -99,24 +98,12 @@ const DequantizeLevel &activeTable() {
   return table;
 }
 
-/// Elements per thread below which a range is not split.
-constexpr uint64_t kMinPerThread = uint64_t(1) << 18;
-
-unsigned threadsFor(unsigned threads, uint64_t count) {
-  return piecesFor(threads, count, kMinPerThread);
-}
-
-/// Runs work(begin, end) over [first, first + count) in `threads` pieces
-/// whose inner bounds are multiples of `unit`, the first on this thread.
-template <typename Work>
-void splitOver(unsigned threads, uint64_t first, uint64_t count, uint64_t unit,
-               const Work &work) {
-  if (threads <= 1) {
-    work(first, first + count);
-    return;
-  }
-  splitRange(threads, first, count, unit, work);
-}
+/// Elements per piece below which a range is not split over threads: the
+/// ONNX and Hugging Face sources' minimum. A writer asks for a chunk of
+/// kProduceChunkBytes (256 KiB: 2^16 f32 or 2^17 f16 elements) at a
+/// time, so a minimum above 2^16 would keep every chunk on one thread
+/// whatever --threads says.
+constexpr uint64_t kMinPerThread = uint64_t(1) << 14;
 
 void ggmlRangeOnThread(const BlockDecoder &decode, const uint8_t *tensor,
                        uint64_t first, uint64_t end, uint8_t *out) {
@@ -257,12 +244,12 @@ void vmpack::quant::dequantizeGgmlRange(uint32_t ggmlType,
   assert(canDequantizeGgml(ggmlType));
   BlockDecoder decode = blockDecoder(activeTable(), ggmlType, to);
   unsigned bytes = floatTypeBytes(to);
-  splitOver(threadsFor(threads, count), first, count, decode.blockSize,
-            [&](uint64_t begin, uint64_t end) {
-              ggmlRangeOnThread(decode, tensor, begin, end,
-                                static_cast<uint8_t *>(out) +
-                                    (begin - first) * bytes);
-            });
+  splitRange(piecesFor(threads, count, kMinPerThread), first, count,
+             decode.blockSize, [&](uint64_t begin, uint64_t end) {
+               ggmlRangeOnThread(decode, tensor, begin, end,
+                                 static_cast<uint8_t *>(out) +
+                                     (begin - first) * bytes);
+             });
 }
 
 bool vmpack::quant::hasPlanarDequantizeKernel(const PlanarView &view) {
@@ -277,12 +264,12 @@ void vmpack::quant::dequantizePlanarRange(const PlanarView &view,
   assert(hasPlanarDequantizeKernel(view));
   const DequantizeLevel &table = activeTable();
   unsigned bytes = floatTypeBytes(to);
-  splitOver(threadsFor(threads, count), first, count, 32,
-            [&](uint64_t begin, uint64_t end) {
-              planarRangeOnThread(table, view, begin, end, to,
-                                  static_cast<uint8_t *>(out) +
-                                      (begin - first) * bytes);
-            });
+  splitRange(piecesFor(threads, count, kMinPerThread), first, count, 32,
+             [&](uint64_t begin, uint64_t end) {
+               planarRangeOnThread(table, view, begin, end, to,
+                                   static_cast<uint8_t *>(out) +
+                                       (begin - first) * bytes);
+             });
 }
 
 void vmpack::quant::dequantizePlanarRangeAt(DispatchLevel level,

@@ -147,9 +147,9 @@ def test_quant_planar_and_rounding(tmp_path):
 def test_convert_threads_decode_dequantize_the_same(tmp_path):
     """threads= (vmpack-convert --threads): the threads that decode
     dequantize's blocks, 0 (all cores) to 1024, the same bytes for any
-    number; a tensor of 2^20 elements is decoded by several threads (at
-    least 2^18 elements each). Out of range, or without dequantize, it is
-    refused and nothing is written."""
+    number; each chunk the writer asks for (2^16 f32 values) is decoded
+    by several threads (at least 2^14 elements each). Out of range, or
+    without dequantize, it is refused and nothing is written."""
     rng = np.random.default_rng(7)
     codes = rng.integers(-128, 128, size=(512, 2048), dtype=np.int8)
     scales = (rng.random((512, 64)) + 0.5).astype(np.float16)
