@@ -11,13 +11,20 @@
 
 #include "vmpack/Quant/GgmlPlanar.h"
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <utility>
 
-#if defined(__SSE2__)
+#if defined(__SSE2__) && VMPACK_DISPATCH_MAX >= 1
 #include <emmintrin.h>
+#define VMPACK_PLANAR_SSE2 1
+#endif
+#if defined(__x86_64__) && VMPACK_DISPATCH_MAX >= 4
+#include <immintrin.h>
+#define VMPACK_PLANAR_AVX512 1
 #endif
 
 using namespace vmpack;
@@ -604,33 +611,15 @@ namespace {
 /// si4, the nibble with bit 3 flipped, and codes byte k holds elements 2k
 /// and 2k + 1, the low (k < 8) or high (k >= 8) nibbles of qs[2k mod 16]
 /// and qs[2k mod 16 + 1].
-void splitSimple(uint32_t type, const uint8_t *blocks, uint64_t n,
-                 uint8_t *const *parts) {
-  uint8_t *q = parts[0], *d = parts[1];
-  if (type == kGgmlQ8_0) {
-    for (uint64_t i = 0; i < n; ++i, blocks += 34, q += 32, d += 2) {
-      std::memcpy(d, blocks, 2);
-      std::memcpy(q, blocks + 2, 32);
-    }
-    return;
-  }
+///
+/// The Q4_0 kernels come in one form per dispatch level (the scalar loop is
+/// the reference the others are tested against): SSE2, 16 bytes per block;
+/// AVX-512 (BW, VBMI), 32 blocks per step.
+void splitQ4_0Scalar(const uint8_t *blocks, uint64_t n, uint8_t *q,
+                     uint8_t *d) {
   for (uint64_t i = 0; i < n; ++i, blocks += 18, q += 16, d += 2) {
     std::memcpy(d, blocks, 2);
     const uint8_t *qs = blocks + 2;
-#if defined(__SSE2__)
-    // 16-bit lane m of lo holds nibbles 2m, 2m + 1 in its two bytes: lo |
-    // lo >> 4 puts the pair in the low byte; the packs keep those bytes.
-    const __m128i nib = _mm_set1_epi8(0x0F), low = _mm_set1_epi16(0x00FF);
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(qs));
-    __m128i lo = _mm_and_si128(v, nib),
-            hi = _mm_and_si128(_mm_srli_epi16(v, 4), nib);
-    __m128i a = _mm_and_si128(_mm_or_si128(lo, _mm_srli_epi16(lo, 4)), low);
-    __m128i b = _mm_and_si128(_mm_or_si128(hi, _mm_srli_epi16(hi, 4)), low);
-    _mm_storeu_si128(
-        reinterpret_cast<__m128i *>(q),
-        _mm_xor_si128(_mm_packus_epi16(a, b), _mm_set1_epi8(int8_t(0x88))));
-    continue;
-#endif
     for (unsigned k = 0; k < 8; ++k) {
       uint8_t a = qs[2 * k], b = qs[2 * k + 1];
       q[k] = uint8_t(((a & 0x0F) | (b & 0x0F) << 4) ^ 0x88);
@@ -639,34 +628,11 @@ void splitSimple(uint32_t type, const uint8_t *blocks, uint64_t n,
   }
 }
 
-void joinSimple(uint32_t type, const uint8_t *const *parts, uint64_t n,
-                uint8_t *blocks) {
-  const uint8_t *q = parts[0], *d = parts[1];
-  if (type == kGgmlQ8_0) {
-    for (uint64_t i = 0; i < n; ++i, blocks += 34, q += 32, d += 2) {
-      std::memcpy(blocks, d, 2);
-      std::memcpy(blocks + 2, q, 32);
-    }
-    return;
-  }
+void joinQ4_0Scalar(const uint8_t *q, const uint8_t *d, uint64_t n,
+                    uint8_t *blocks) {
   for (uint64_t i = 0; i < n; ++i, blocks += 18, q += 16, d += 2) {
     std::memcpy(blocks, d, 2);
     uint8_t *qs = blocks + 2;
-#if defined(__SSE2__)
-    // Byte k of even (odd) is qs[2k] (qs[2k + 1]): the low (high) nibble of
-    // code bytes k and k + 8, in that order.
-    const __m128i nib = _mm_set1_epi8(0x0F);
-    __m128i c =
-        _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(q)),
-                      _mm_set1_epi8(int8_t(0x88)));
-    __m128i a = _mm_and_si128(c, nib),
-            b = _mm_and_si128(_mm_srli_epi16(c, 4), nib);
-    __m128i even = _mm_or_si128(a, _mm_slli_epi16(_mm_srli_si128(a, 8), 4));
-    __m128i odd = _mm_or_si128(b, _mm_slli_epi16(_mm_srli_si128(b, 8), 4));
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(qs),
-                     _mm_unpacklo_epi8(even, odd));
-    continue;
-#endif
     for (unsigned k = 0; k < 8; ++k) {
       uint8_t lo = uint8_t(q[k] ^ 0x88), hi = uint8_t(q[k + 8] ^ 0x88);
       qs[2 * k] = uint8_t((lo & 0x0F) | (hi & 0x0F) << 4);
@@ -675,14 +641,263 @@ void joinSimple(uint32_t type, const uint8_t *const *parts, uint64_t n,
   }
 }
 
+#if VMPACK_PLANAR_SSE2
+void splitQ4_0SSE2(const uint8_t *blocks, uint64_t n, uint8_t *q, uint8_t *d) {
+  const __m128i nib = _mm_set1_epi8(0x0F), low = _mm_set1_epi16(0x00FF);
+  for (uint64_t i = 0; i < n; ++i, blocks += 18, q += 16, d += 2) {
+    std::memcpy(d, blocks, 2);
+    // 16-bit lane m of lo holds nibbles 2m, 2m + 1 in its two bytes: lo |
+    // lo >> 4 puts the pair in the low byte; the packs keep those bytes.
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(blocks + 2));
+    __m128i lo = _mm_and_si128(v, nib),
+            hi = _mm_and_si128(_mm_srli_epi16(v, 4), nib);
+    __m128i a = _mm_and_si128(_mm_or_si128(lo, _mm_srli_epi16(lo, 4)), low);
+    __m128i b = _mm_and_si128(_mm_or_si128(hi, _mm_srli_epi16(hi, 4)), low);
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i *>(q),
+        _mm_xor_si128(_mm_packus_epi16(a, b), _mm_set1_epi8(int8_t(0x88))));
+  }
+}
+
+void joinQ4_0SSE2(const uint8_t *q, const uint8_t *d, uint64_t n,
+                  uint8_t *blocks) {
+  const __m128i nib = _mm_set1_epi8(0x0F);
+  for (uint64_t i = 0; i < n; ++i, blocks += 18, q += 16, d += 2) {
+    std::memcpy(blocks, d, 2);
+    // Byte k of even (odd) is qs[2k] (qs[2k + 1]): the low (high) nibble of
+    // code bytes k and k + 8, in that order.
+    __m128i c =
+        _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(q)),
+                      _mm_set1_epi8(int8_t(0x88)));
+    __m128i a = _mm_and_si128(c, nib),
+            b = _mm_and_si128(_mm_srli_epi16(c, 4), nib);
+    __m128i even = _mm_or_si128(a, _mm_slli_epi16(_mm_srli_si128(a, 8), 4));
+    __m128i odd = _mm_or_si128(b, _mm_slli_epi16(_mm_srli_si128(b, 8), 4));
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(blocks + 2),
+                     _mm_unpacklo_epi8(even, odd));
+  }
+}
+#endif // VMPACK_PLANAR_SSE2
+
+#if VMPACK_PLANAR_AVX512
+// 32 blocks (576 bytes, 9 vectors) per step. Within a 16-bit lane of qs
+// bytes 2m, 2m + 1 the nibbles are elements 2m, 2m + 16, 2m + 1, 2m + 17;
+// swapping the middle two makes the low byte codes byte m and the high
+// byte codes byte m + 8 (and back: the swap is its own inverse). Block i
+// starts at an even offset, so the swap runs on whole vectors; byte
+// permutations of two neighbouring vectors then gather (or scatter) the 4
+// blocks of each 64 bytes of codes, and word permutations the scales.
+
+#define VMPACK_PLANAR_AVX512_TARGET                                            \
+  __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vbmi")))
+
+struct Index64 {
+  alignas(64) uint8_t b[64];
+};
+struct Index32x16 {
+  alignas(64) uint16_t w[32];
+};
+
+/// Codes vector h (blocks 4h..4h+3) from vectors h and h + 1, which hold
+/// the blocks' bytes from 8h on: byte 16i + k is swapped byte 2k (k < 8) or
+/// 2(k - 8) + 1 of block 4h + i's qs.
+constexpr Index64 splitCodesIndex(unsigned h) {
+  Index64 x{};
+  for (unsigned i = 0; i < 4; ++i)
+    for (unsigned k = 0; k < 16; ++k)
+      x.b[16 * i + k] =
+          uint8_t(8 * h + 18 * i + 2 + (k < 8 ? 2 * k : 2 * (k - 8) + 1));
+  return x;
+}
+/// The 4 scales of blocks 4h..4h+3, words (8h + 18i) / 2 of vectors h, h+1.
+constexpr Index32x16 splitScalesIndex(unsigned h) {
+  Index32x16 x{};
+  for (unsigned i = 0; i < 4; ++i)
+    x.w[i] = uint16_t(4 * h + 9 * i);
+  return x;
+}
+/// Output vector r (bytes 64r..64r+63 of the 32 blocks): codes from
+/// swapped codes vectors h0 = 64r / 72 and h0 + 1; scale bytes (mask) from
+/// the scales vector.
+constexpr Index64 joinCodesIndex(unsigned r) {
+  Index64 x{};
+  const unsigned h0 = 64 * r / 72;
+  for (unsigned b = 0; b < 64; ++b) {
+    const unsigned g = 64 * r + b, i = g / 18, off = g % 18;
+    x.b[b] = off < 2 ? uint8_t(0)
+                     : uint8_t((i / 4 == h0 ? 0 : 64) + 16 * (i % 4) + off - 2);
+  }
+  return x;
+}
+constexpr Index64 joinScalesIndex(unsigned r) {
+  Index64 x{};
+  for (unsigned b = 0; b < 64; ++b) {
+    const unsigned g = 64 * r + b, i = g / 18, off = g % 18;
+    x.b[b] = off < 2 ? uint8_t(2 * i + off) : uint8_t(0);
+  }
+  return x;
+}
+constexpr uint64_t joinScalesMask(unsigned r) {
+  uint64_t m = 0;
+  for (unsigned b = 0; b < 64; ++b)
+    if ((64 * r + b) % 18 < 2)
+      m |= uint64_t(1) << b;
+  return m;
+}
+/// Within each block's 16 codes bytes: byte 2m from byte m, 2m + 1 from
+/// byte m + 8.
+constexpr Index64 joinInterleaveIndex() {
+  Index64 x{};
+  for (unsigned l = 0; l < 4; ++l)
+    for (unsigned m = 0; m < 8; ++m) {
+      x.b[16 * l + 2 * m] = uint8_t(m);
+      x.b[16 * l + 2 * m + 1] = uint8_t(m + 8);
+    }
+  return x;
+}
+
+template <typename T, typename F, size_t... I>
+constexpr std::array<T, sizeof...(I)> tableOf(F f, std::index_sequence<I...>) {
+  return {f(unsigned(I))...};
+}
+
+constexpr auto kSplitCodes =
+    tableOf<Index64>(splitCodesIndex, std::make_index_sequence<8>());
+constexpr auto kSplitScales =
+    tableOf<Index32x16>(splitScalesIndex, std::make_index_sequence<8>());
+constexpr auto kJoinCodes =
+    tableOf<Index64>(joinCodesIndex, std::make_index_sequence<9>());
+constexpr auto kJoinScales =
+    tableOf<Index64>(joinScalesIndex, std::make_index_sequence<9>());
+constexpr auto kJoinScalesMask =
+    tableOf<uint64_t>(joinScalesMask, std::make_index_sequence<9>());
+constexpr Index64 kJoinInterleave = joinInterleaveIndex();
+
+/// Swaps nibbles 1 and 2 of every 16-bit lane.
+VMPACK_PLANAR_AVX512_TARGET inline __m512i swapMiddleNibbles(__m512i x) {
+  const __m512i t = _mm512_ternarylogic_epi32(x, _mm512_srli_epi16(x, 4),
+                                              _mm512_set1_epi16(0x00F0), 0x28);
+  return _mm512_ternarylogic_epi32(x, t, _mm512_slli_epi16(t, 4), 0x96);
+}
+
+VMPACK_PLANAR_AVX512_TARGET void
+splitQ4_0AVX512(const uint8_t *blocks, uint64_t n, uint8_t *q, uint8_t *d) {
+  const __m512i flip = _mm512_set1_epi8(int8_t(0x88));
+  uint64_t i = 0;
+  for (; i + 32 <= n; i += 32, blocks += 576, q += 512, d += 64) {
+    __m512i raw[9], sw[9];
+    for (unsigned k = 0; k < 9; ++k) {
+      raw[k] = _mm512_loadu_si512(blocks + 64 * k);
+      sw[k] = swapMiddleNibbles(raw[k]);
+    }
+    for (unsigned h = 0; h < 8; ++h) {
+      const __m512i c = _mm512_permutex2var_epi8(
+          sw[h], _mm512_load_si512(kSplitCodes[h].b), sw[h + 1]);
+      _mm512_storeu_si512(q + 64 * h, _mm512_xor_si512(c, flip));
+      const __m512i s = _mm512_permutex2var_epi16(
+          raw[h], _mm512_load_si512(kSplitScales[h].w), raw[h + 1]);
+      _mm_storel_epi64(reinterpret_cast<__m128i *>(d + 8 * h),
+                       _mm512_castsi512_si128(s));
+    }
+  }
+  splitQ4_0SSE2(blocks, n - i, q, d);
+}
+
+VMPACK_PLANAR_AVX512_TARGET void joinQ4_0AVX512(const uint8_t *q,
+                                                const uint8_t *d, uint64_t n,
+                                                uint8_t *blocks) {
+  const __m512i flip = _mm512_set1_epi8(int8_t(0x88));
+  const __m512i interleave = _mm512_load_si512(kJoinInterleave.b);
+  uint64_t i = 0;
+  for (; i + 32 <= n; i += 32, blocks += 576, q += 512, d += 64) {
+    __m512i sw[8];
+    for (unsigned h = 0; h < 8; ++h)
+      sw[h] = swapMiddleNibbles(_mm512_shuffle_epi8(
+          _mm512_xor_si512(_mm512_loadu_si512(q + 64 * h), flip), interleave));
+    const __m512i scales = _mm512_loadu_si512(d);
+    for (unsigned r = 0; r < 9; ++r) {
+      const unsigned h0 = 64 * r / 72, h1 = h0 < 7 ? h0 + 1 : 7;
+      __m512i o = _mm512_permutex2var_epi8(
+          sw[h0], _mm512_load_si512(kJoinCodes[r].b), sw[h1]);
+      o = _mm512_mask_permutexvar_epi8(
+          o, kJoinScalesMask[r], _mm512_load_si512(kJoinScales[r].b), scales);
+      _mm512_storeu_si512(blocks + 64 * r, o);
+    }
+  }
+  joinQ4_0SSE2(q, d, n - i, blocks);
+}
+#undef VMPACK_PLANAR_AVX512_TARGET
+#endif // VMPACK_PLANAR_AVX512
+
+struct Q4_0Kernels {
+  void (*split)(const uint8_t *blocks, uint64_t n, uint8_t *q, uint8_t *d);
+  void (*join)(const uint8_t *q, const uint8_t *d, uint64_t n, uint8_t *blocks);
+};
+constexpr Q4_0Kernels kQ4_0Scalar = {splitQ4_0Scalar, joinQ4_0Scalar};
+#if VMPACK_PLANAR_SSE2
+constexpr Q4_0Kernels kQ4_0SSE2 = {splitQ4_0SSE2, joinQ4_0SSE2};
+#else
+constexpr Q4_0Kernels kQ4_0SSE2 = kQ4_0Scalar;
+#endif
+#if VMPACK_PLANAR_AVX512
+constexpr Q4_0Kernels kQ4_0AVX512 = {splitQ4_0AVX512, joinQ4_0AVX512};
+#else
+constexpr Q4_0Kernels kQ4_0AVX512 = kQ4_0SSE2;
+#endif
+/// Indexed by DispatchLevel (SSE4.1 and AVX2 run the SSE2 kernels).
+constexpr Q4_0Kernels kQ4_0Kernels[kNumDispatchLevels] = {
+    kQ4_0Scalar, kQ4_0SSE2, kQ4_0SSE2, kQ4_0SSE2, kQ4_0AVX512};
+
+const Q4_0Kernels &q4_0KernelsAt(DispatchLevel level) {
+  return kQ4_0Kernels[unsigned(level) < kNumDispatchLevels ? unsigned(level)
+                                                           : 0];
+}
+
+DispatchLevel activePlanarLevel() {
+  static const DispatchLevel level = activeDispatchLevel();
+  return level;
+}
+
+void splitSimple(DispatchLevel level, uint32_t type, const uint8_t *blocks,
+                 uint64_t n, uint8_t *const *parts) {
+  uint8_t *q = parts[0], *d = parts[1];
+  if (type == kGgmlQ8_0) {
+    for (uint64_t i = 0; i < n; ++i, blocks += 34, q += 32, d += 2) {
+      std::memcpy(d, blocks, 2);
+      std::memcpy(q, blocks + 2, 32);
+    }
+    return;
+  }
+  q4_0KernelsAt(level).split(blocks, n, q, d);
+}
+
+void joinSimple(DispatchLevel level, uint32_t type, const uint8_t *const *parts,
+                uint64_t n, uint8_t *blocks) {
+  const uint8_t *q = parts[0], *d = parts[1];
+  if (type == kGgmlQ8_0) {
+    for (uint64_t i = 0; i < n; ++i, blocks += 34, q += 32, d += 2) {
+      std::memcpy(blocks, d, 2);
+      std::memcpy(blocks + 2, q, 32);
+    }
+    return;
+  }
+  q4_0KernelsAt(level).join(q, d, n, blocks);
+}
+
 } // namespace
 
 Status vmpack::quant::ggmlToPlanar(uint32_t type, const uint8_t *blocks,
                                    uint64_t blockCount, uint8_t *const *parts) {
+  return ggmlToPlanarAt(activePlanarLevel(), type, blocks, blockCount, parts);
+}
+
+Status vmpack::quant::ggmlToPlanarAt(DispatchLevel level, uint32_t type,
+                                     const uint8_t *blocks, uint64_t blockCount,
+                                     uint8_t *const *parts) {
   if (Status s = checkPlanarType(type); !s)
     return s;
   if (type == kGgmlQ4_0 || type == kGgmlQ8_0) {
-    splitSimple(type, blocks, blockCount, parts);
+    splitSimple(level, type, blocks, blockCount, parts);
     return Status::ok();
   }
   const std::vector<PlanarPart> &layout = ggmlPlanarParts(type);
@@ -698,10 +913,16 @@ Status vmpack::quant::ggmlToPlanar(uint32_t type, const uint8_t *blocks,
 
 Status vmpack::quant::planarToGgml(uint32_t type, const uint8_t *const *parts,
                                    uint64_t blockCount, uint8_t *blocks) {
+  return planarToGgmlAt(activePlanarLevel(), type, parts, blockCount, blocks);
+}
+
+Status vmpack::quant::planarToGgmlAt(DispatchLevel level, uint32_t type,
+                                     const uint8_t *const *parts,
+                                     uint64_t blockCount, uint8_t *blocks) {
   if (Status s = checkPlanarType(type); !s)
     return s;
   if (type == kGgmlQ4_0 || type == kGgmlQ8_0) {
-    joinSimple(type, parts, blockCount, blocks);
+    joinSimple(level, type, parts, blockCount, blocks);
     return Status::ok();
   }
   const std::vector<PlanarPart> &layout = ggmlPlanarParts(type);

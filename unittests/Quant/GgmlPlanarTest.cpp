@@ -7,6 +7,8 @@
 // - The planar parts mean what docs/quant.md says: a slow reference reads
 //   every element of every part with the packing library's readElement and
 //   applies the documented formula; it matches ggml's decode bit for bit.
+// - Every dispatch level's Q4_0 and Q8_0 kernels give the scalar
+//   reference's bytes.
 // - repackToGgml re-expresses group-quantized weights exactly or refuses,
 //   naming the tensor and the element.
 //
@@ -20,12 +22,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <iostream>
 #include <random>
+#include <string>
 #include <unistd.h>
 #include <vector>
 
@@ -212,6 +216,70 @@ TEST_P(GgmlPlanarTypes, GgmlQuantizedBlocksRoundTripAndDecodeInGgml) {
 
 INSTANTIATE_TEST_SUITE_P(Types, GgmlPlanarTypes,
                          ::testing::ValuesIn(planarTypes()), typeParamName);
+
+// Every dispatch level's Q4_0 and Q8_0 kernels against the portable
+// (scalar) ones, both ways, on random bytes: block counts around the
+// vector steps (32 blocks for AVX-512) and their tails, at unaligned
+// addresses, with guard bytes after every output.
+TEST(GgmlPlanarKernels, EveryLevelEqualsTheScalarReference) {
+  const uint64_t counts[] = {0, 1, 3, 31, 32, 33, 63, 64, 65, 97, 129, 1000};
+  std::mt19937 rng(41);
+  for (uint32_t type : {kGgmlQ4_0, kGgmlQ8_0}) {
+    const std::vector<PlanarPart> &layout = ggmlPlanarParts(type);
+    const uint32_t bytes = ggmlBlockBytes(type);
+    for (uint64_t n : counts) {
+      std::vector<uint8_t> blocks(n * bytes + 1);
+      for (uint8_t &b : blocks)
+        b = uint8_t(rng());
+      // Random parts for the join (every bit of a part is a bit of a block).
+      std::vector<std::vector<uint8_t>> src(layout.size());
+      std::vector<const uint8_t *> srcPtrs;
+      for (size_t p = 0; p < layout.size(); ++p) {
+        src[p].resize(n * layout[p].bytesPerBlock() + 1);
+        for (uint8_t &b : src[p])
+          b = uint8_t(rng());
+        srcPtrs.push_back(src[p].data() + 1);
+      }
+      auto splitAt = [&](DispatchLevel level) {
+        std::vector<std::vector<uint8_t>> parts(layout.size());
+        std::vector<uint8_t *> ptrs;
+        for (size_t p = 0; p < layout.size(); ++p) {
+          parts[p].assign(n * layout[p].bytesPerBlock() + 17, 0xA5);
+          ptrs.push_back(parts[p].data() + 1);
+        }
+        EXPECT_TRUE(
+            ggmlToPlanarAt(level, type, blocks.data() + 1, n, ptrs.data()));
+        return parts;
+      };
+      auto joinAt = [&](DispatchLevel level) {
+        std::vector<uint8_t> out(n * bytes + 17, 0x5A);
+        EXPECT_TRUE(
+            planarToGgmlAt(level, type, srcPtrs.data(), n, out.data() + 1));
+        return out;
+      };
+      const auto wantParts = splitAt(DispatchLevel::Portable);
+      const auto wantBlocks = joinAt(DispatchLevel::Portable);
+      for (unsigned l = 1; l < kNumDispatchLevels; ++l) {
+        const DispatchLevel level = DispatchLevel(l);
+        if (!isDispatchLevelSupported(level))
+          continue;
+        SCOPED_TRACE(std::string(ggmlTypeTraits(type)->name) + ", " +
+                     dispatchLevelName(level) + ", " + std::to_string(n) +
+                     " blocks");
+        EXPECT_EQ(splitAt(level), wantParts);
+        EXPECT_EQ(joinAt(level), wantBlocks);
+      }
+      // The scalar join undoes the scalar split.
+      std::vector<const uint8_t *> back;
+      for (const auto &part : wantParts)
+        back.push_back(part.data() + 1);
+      std::vector<uint8_t> again(n * bytes);
+      ASSERT_TRUE(planarToGgmlAt(DispatchLevel::Portable, type, back.data(), n,
+                                 again.data()));
+      EXPECT_TRUE(std::equal(again.begin(), again.end(), blocks.begin() + 1));
+    }
+  }
+}
 
 TEST(GgmlPlanar, PartsAndShapes) {
   EXPECT_EQ(planarTypes().size(), 13u);

@@ -24,6 +24,7 @@
 #ifndef VMPACK_QUANT_GGMLPLANAR_H
 #define VMPACK_QUANT_GGMLPLANAR_H
 
+#include "vmpack/Pack/Dispatch.h"
 #include "vmpack/Quant/GgmlDecode.h"
 #include "vmpack/Quant/QuantizedWeight.h"
 
@@ -75,6 +76,17 @@ Status ggmlToPlanar(uint32_t ggmlType, const uint8_t *blocks,
 /// ignored.
 Status planarToGgml(uint32_t ggmlType, const uint8_t *const *parts,
                     uint64_t blockCount, uint8_t *blocks);
+
+/// ggmlToPlanar and planarToGgml with the kernels of dispatch level `level`
+/// (vmpack/Pack/Dispatch.h), which must be supported: Q4_0 has a scalar
+/// reference, SSE2 and AVX-512 kernels; the other types one form. For
+/// tests and benchmarks.
+Status ggmlToPlanarAt(DispatchLevel level, uint32_t ggmlType,
+                      const uint8_t *blocks, uint64_t blockCount,
+                      uint8_t *const *parts);
+Status planarToGgmlAt(DispatchLevel level, uint32_t ggmlType,
+                      const uint8_t *const *parts, uint64_t blockCount,
+                      uint8_t *blocks);
 
 /// Decodes the planar form directly to float32, with the same operations
 /// as decodeGgmlBlocks on the joined blocks (so the same bits).
