@@ -4,12 +4,14 @@
 // The layouts are docs/quant.md section 8's; ggml's Q4_0 and Q8_0 blocks
 // section 3's.
 //
-// Two sets of kernels, chosen by the Pack layer's dispatch level: 64-bit
-// SWAR (the portable, SSE2 and SSE4.1 levels; also every vector kernel's
-// tail) and AVX2 (the AVX2 and AVX-512 levels), which moves 8 columns of
-// words per step: the same bit moves, on 8 lanes of 32 bits. Both give the
-// same bytes (unittests/Quant/HfRepackTest.cpp checks them against an
-// element-by-element reference).
+// Three sets of kernels, one table per dispatch level of the Pack layer
+// (kKernels): 64-bit SWAR (the portable, SSE2 and SSE4.1 levels; also
+// every vector kernel's tail), AVX2, which moves 8 columns of words per
+// step (the same bit moves, on 8 lanes of 32 bits), and, for AWQ <-> GPTQ,
+// AVX-512 (F, BW, VBMI), which moves 16 columns of words per step with
+// nibble selects and byte permutations instead of shift rounds. All give
+// the same bytes (unittests/Quant/HfRepackTest.cpp checks every level
+// against an element-by-element reference).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,9 @@
 #if defined(__x86_64__) && VMPACK_DISPATCH_MAX >= 3
 #include <immintrin.h>
 #define VMPACK_HFREPACK_AVX2 1
+#if VMPACK_DISPATCH_MAX >= 4
+#define VMPACK_HFREPACK_AVX512 1
+#endif
 #endif
 
 using namespace vmpack;
@@ -410,67 +415,266 @@ VMPACK_AVX2 void gptqToGgmlRowsAVX2(unsigned bits, const uint8_t *qweight,
                     blocks, tile8);
 }
 
+/// Word columns [c, cols) of awqToGptqWords' word row: 8 at a time, then
+/// the 64-bit SWAR tail.
+VMPACK_AVX2 void awqToGptqColumnsAVX2(const uint8_t *srcRow, uint64_t cols,
+                                      uint64_t c, uint8_t *dstRow) {
+  for (; c + 8 <= cols; c += 8) {
+    // m[r], lane i: AWQ row 8w + r, word column c + i.
+    __m256i m[8];
+    for (unsigned r = 0; r < 8; ++r)
+      m[r] = load256(srcRow + (r * cols + c) * 4);
+    transposeNibbles8x8(m);
+    // Lane i of m[k] is GPTQ column 8(c + i) + kAwqOrder[k]: the 8
+    // vectors in column order, transposed, are the 8 runs of 8 words.
+    __m256i o[8] = {m[0], m[4], m[1], m[5], m[2], m[6], m[3], m[7]};
+    transposeWords8(o);
+    for (unsigned i = 0; i < 8; ++i)
+      store256(dstRow + 8 * (c + i) * 4, o[i]);
+  }
+  awqToGptqColumns(srcRow, cols, c, dstRow);
+}
+
+/// Word columns [c, cols) of gptqToAwqWords' word row (8 AWQ rows).
+VMPACK_AVX2 void gptqToAwqColumnsAVX2(const uint8_t *srcRow, uint64_t cols,
+                                      uint64_t c, uint8_t *dstRow) {
+  for (; c + 8 <= cols; c += 8) {
+    // o[i]: GPTQ columns 8(c + i)..8(c + i) + 7; transposed, o[p] lane i
+    // is column 8(c + i) + p.
+    __m256i o[8];
+    for (unsigned i = 0; i < 8; ++i)
+      o[i] = load256(srcRow + 8 * (c + i) * 4);
+    transposeWords8(o);
+    __m256i m[8];
+    for (unsigned k = 0; k < 8; ++k)
+      m[k] = o[kAwqOrder[k]];
+    transposeNibbles8x8(m);
+    for (unsigned r = 0; r < 8; ++r)
+      store256(dstRow + (r * cols + c) * 4, m[r]);
+  }
+  gptqToAwqColumns(srcRow, cols, c, dstRow);
+}
+
 VMPACK_AVX2 void awqToGptqWordsAVX2(const uint8_t *awq, uint64_t n,
                                     uint64_t firstWord, uint64_t words,
                                     uint8_t *gptq) {
   const uint64_t cols = n / 8;
-  for (uint64_t w = firstWord; w < firstWord + words; ++w) {
-    uint8_t *dstRow = gptq + (w - firstWord) * n * 4;
-    const uint8_t *srcRow = awq + 8 * w * cols * 4;
-    uint64_t c = 0;
-    for (; c + 8 <= cols; c += 8) {
-      // m[r], lane i: AWQ row 8w + r, word column c + i.
-      __m256i m[8];
-      for (unsigned r = 0; r < 8; ++r)
-        m[r] = load256(srcRow + (r * cols + c) * 4);
-      transposeNibbles8x8(m);
-      // Lane i of m[k] is GPTQ column 8(c + i) + kAwqOrder[k]: the 8
-      // vectors in column order, transposed, are the 8 runs of 8 words.
-      __m256i o[8] = {m[0], m[4], m[1], m[5], m[2], m[6], m[3], m[7]};
-      transposeWords8(o);
-      for (unsigned i = 0; i < 8; ++i)
-        store256(dstRow + 8 * (c + i) * 4, o[i]);
-    }
-    awqToGptqColumns(srcRow, cols, c, dstRow);
-  }
+  for (uint64_t w = firstWord; w < firstWord + words; ++w)
+    awqToGptqColumnsAVX2(awq + 8 * w * cols * 4, cols, 0,
+                         gptq + (w - firstWord) * n * 4);
 }
 
 VMPACK_AVX2 void gptqToAwqWordsAVX2(const uint8_t *gptq, uint64_t n,
                                     uint64_t firstRow, uint64_t rows,
                                     uint8_t *awq) {
   const uint64_t cols = n / 8;
-  for (uint64_t w = firstRow / 8; w < (firstRow + rows) / 8; ++w) {
-    const uint8_t *srcRow = gptq + w * n * 4;
-    uint8_t *dstRow = awq + (8 * w - firstRow) * cols * 4;
-    uint64_t c = 0;
-    for (; c + 8 <= cols; c += 8) {
-      // o[i]: GPTQ columns 8(c + i)..8(c + i) + 7; transposed, o[p] lane i
-      // is column 8(c + i) + p.
-      __m256i o[8];
-      for (unsigned i = 0; i < 8; ++i)
-        o[i] = load256(srcRow + 8 * (c + i) * 4);
-      transposeWords8(o);
-      __m256i m[8];
-      for (unsigned k = 0; k < 8; ++k)
-        m[k] = o[kAwqOrder[k]];
-      transposeNibbles8x8(m);
-      for (unsigned r = 0; r < 8; ++r)
-        store256(dstRow + (r * cols + c) * 4, m[r]);
-    }
-    gptqToAwqColumns(srcRow, cols, c, dstRow);
-  }
+  for (uint64_t w = firstRow / 8; w < (firstRow + rows) / 8; ++w)
+    gptqToAwqColumnsAVX2(gptq + w * n * 4, cols, 0,
+                         awq + (8 * w - firstRow) * cols * 4);
 }
+
+#if VMPACK_HFREPACK_AVX512
+//===----------------------------------------------------------------------===//
+// AVX-512 (F, BW, VBMI): 16 columns of words per step
+//===----------------------------------------------------------------------===//
+//
+// The 8 AWQ rows r of a step hold, in byte q of word i, nibbles 2q (low)
+// and 2q + 1 (high) of word column c + i. For a pair of rows 2p, 2p + 1,
+// L_p keeps the low nibbles of both (row 2p's low) and H_p the high ones:
+// byte q of word i of L_p (H_p) is byte p of the GPTQ word that holds AWQ
+// nibble 2q (2q + 1) of word column c + i. The GPTQ words are then byte p
+// of L_p or H_p, p = 0..3: one two-source byte permutation of (L_p, H_p),
+// the same for every p, puts the bytes where a 4-way byte interleave of
+// the 4 results (two rounds of in-lane unpacks) leaves each GPTQ word in
+// its column order. GPTQ to AWQ runs the same steps backwards.
+
+#define VMPACK_AVX512                                                          \
+  __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vbmi")))
+
+struct ByteIndex {
+  alignas(64) uint8_t b[64];
+};
+
+/// AWQ nibble of natural column j of 8 (kAwqNibble) and its inverse.
+/// For the permutation of set s (GPTQ output vectors 4s..4s+3, each two
+/// word columns): byte 16l + 4m + d of Y_p is byte p of output vector
+/// 4s + m's word 4l + d, taken from byte 4i + q of L_p (index < 64) or of
+/// H_p (64 + 4i + q).
+constexpr ByteIndex awqToGptqIndex(unsigned s) {
+  ByteIndex x{};
+  for (unsigned l = 0; l < 4; ++l)
+    for (unsigned m = 0; m < 4; ++m)
+      for (unsigned d = 0; d < 4; ++d) {
+        const unsigned z = 4 * s + m, i = 2 * z + (l >> 1), j = 4 * (l & 1) + d,
+                       n = kAwqNibble[j];
+        x.b[16 * l + 4 * m + d] = uint8_t((n & 1 ? 64 : 0) + 4 * i + (n >> 1));
+      }
+  return x;
+}
+
+/// The inverse for L_p (t = 0) or H_p (t = 1): byte 4i + q of it from the
+/// concatenation of Y_p of sets 0 and 1.
+constexpr ByteIndex gptqToAwqIndex(unsigned t) {
+  ByteIndex x{};
+  for (unsigned i = 0; i < 16; ++i)
+    for (unsigned q = 0; q < 4; ++q) {
+      const unsigned n = 2 * q + t, j = kAwqOrder[n], z = i / 2,
+                     e = 8 * (i % 2) + j, s = z / 4, m = z % 4, l = e / 4,
+                     d = e % 4;
+      x.b[4 * i + q] = uint8_t(64 * s + 16 * l + 4 * m + d);
+    }
+  return x;
+}
+
+constexpr ByteIndex kAwqToGptqIndex[2] = {awqToGptqIndex(0), awqToGptqIndex(1)};
+constexpr ByteIndex kGptqToAwqIndex[2] = {gptqToAwqIndex(0), gptqToAwqIndex(1)};
+
+/// Within each 16-byte lane, byte 4p + d from byte 4d + p (a 4 x 4 byte
+/// transposition).
+constexpr ByteIndex transposeBytes4Index() {
+  ByteIndex x{};
+  for (unsigned l = 0; l < 4; ++l)
+    for (unsigned p = 0; p < 4; ++p)
+      for (unsigned d = 0; d < 4; ++d)
+        x.b[16 * l + 4 * p + d] = uint8_t(4 * d + p);
+  return x;
+}
+constexpr ByteIndex kTransposeBytes4 = transposeBytes4Index();
+
+VMPACK_AVX512 inline __m512i load512(const uint8_t *p) {
+  return _mm512_loadu_si512(p);
+}
+VMPACK_AVX512 inline void store512(uint8_t *p, __m512i v) {
+  _mm512_storeu_si512(p, v);
+}
+/// Bitwise lowNibbles ? a : b.
+VMPACK_AVX512 inline __m512i selectNibbles(__m512i lowNibbles, __m512i a,
+                                           __m512i b) {
+  return _mm512_ternarylogic_epi32(lowNibbles, a, b, 0xCA);
+}
+
+VMPACK_AVX512 void awqToGptqColumnsAVX512(const uint8_t *srcRow, uint64_t cols,
+                                          uint64_t c, uint8_t *dstRow) {
+  const __m512i lowNibbles = _mm512_set1_epi8(0x0F);
+  const __m512i idx0 = load512(kAwqToGptqIndex[0].b),
+                idx1 = load512(kAwqToGptqIndex[1].b);
+  for (; c + 16 <= cols; c += 16) {
+    __m512i y[2][4];
+    for (unsigned p = 0; p < 4; ++p) {
+      const __m512i r0 = load512(srcRow + (2 * p * cols + c) * 4),
+                    r1 = load512(srcRow + ((2 * p + 1) * cols + c) * 4);
+      const __m512i l = selectNibbles(lowNibbles, r0, _mm512_slli_epi16(r1, 4));
+      const __m512i h = selectNibbles(lowNibbles, _mm512_srli_epi16(r0, 4), r1);
+      y[0][p] = _mm512_permutex2var_epi8(l, idx0, h);
+      y[1][p] = _mm512_permutex2var_epi8(l, idx1, h);
+    }
+    for (unsigned s = 0; s < 2; ++s) {
+      const __m512i a = _mm512_unpacklo_epi8(y[s][0], y[s][1]),
+                    b = _mm512_unpackhi_epi8(y[s][0], y[s][1]),
+                    e = _mm512_unpacklo_epi8(y[s][2], y[s][3]),
+                    f = _mm512_unpackhi_epi8(y[s][2], y[s][3]);
+      uint8_t *d = dstRow + (8 * c + 64 * s) * 4;
+      store512(d, _mm512_unpacklo_epi16(a, e));
+      store512(d + 64, _mm512_unpackhi_epi16(a, e));
+      store512(d + 128, _mm512_unpacklo_epi16(b, f));
+      store512(d + 192, _mm512_unpackhi_epi16(b, f));
+    }
+  }
+  awqToGptqColumnsAVX2(srcRow, cols, c, dstRow);
+}
+
+VMPACK_AVX512 void gptqToAwqColumnsAVX512(const uint8_t *srcRow, uint64_t cols,
+                                          uint64_t c, uint8_t *dstRow) {
+  const __m512i lowNibbles = _mm512_set1_epi8(0x0F);
+  const __m512i idxL = load512(kGptqToAwqIndex[0].b),
+                idxH = load512(kGptqToAwqIndex[1].b),
+                bytes4 = load512(kTransposeBytes4.b);
+  for (; c + 16 <= cols; c += 16) {
+    __m512i y[2][4];
+    for (unsigned s = 0; s < 2; ++s) {
+      const uint8_t *src = srcRow + (8 * c + 64 * s) * 4;
+      __m512i t[4];
+      for (unsigned m = 0; m < 4; ++m)
+        t[m] = _mm512_shuffle_epi8(load512(src + 64 * m), bytes4);
+      const __m512i lo01 = _mm512_unpacklo_epi32(t[0], t[1]),
+                    hi01 = _mm512_unpackhi_epi32(t[0], t[1]),
+                    lo23 = _mm512_unpacklo_epi32(t[2], t[3]),
+                    hi23 = _mm512_unpackhi_epi32(t[2], t[3]);
+      y[s][0] = _mm512_unpacklo_epi64(lo01, lo23);
+      y[s][1] = _mm512_unpackhi_epi64(lo01, lo23);
+      y[s][2] = _mm512_unpacklo_epi64(hi01, hi23);
+      y[s][3] = _mm512_unpackhi_epi64(hi01, hi23);
+    }
+    for (unsigned p = 0; p < 4; ++p) {
+      const __m512i l = _mm512_permutex2var_epi8(y[0][p], idxL, y[1][p]),
+                    h = _mm512_permutex2var_epi8(y[0][p], idxH, y[1][p]);
+      store512(dstRow + (2 * p * cols + c) * 4,
+               selectNibbles(lowNibbles, l, _mm512_slli_epi16(h, 4)));
+      store512(dstRow + ((2 * p + 1) * cols + c) * 4,
+               selectNibbles(lowNibbles, _mm512_srli_epi16(l, 4), h));
+    }
+  }
+  gptqToAwqColumnsAVX2(srcRow, cols, c, dstRow);
+}
+
+VMPACK_AVX512 void awqToGptqWordsAVX512(const uint8_t *awq, uint64_t n,
+                                        uint64_t firstWord, uint64_t words,
+                                        uint8_t *gptq) {
+  const uint64_t cols = n / 8;
+  for (uint64_t w = firstWord; w < firstWord + words; ++w)
+    awqToGptqColumnsAVX512(awq + 8 * w * cols * 4, cols, 0,
+                           gptq + (w - firstWord) * n * 4);
+}
+
+VMPACK_AVX512 void gptqToAwqWordsAVX512(const uint8_t *gptq, uint64_t n,
+                                        uint64_t firstRow, uint64_t rows,
+                                        uint8_t *awq) {
+  const uint64_t cols = n / 8;
+  for (uint64_t w = firstRow / 8; w < (firstRow + rows) / 8; ++w)
+    gptqToAwqColumnsAVX512(gptq + w * n * 4, cols, 0,
+                           awq + (8 * w - firstRow) * cols * 4);
+}
+
+#undef VMPACK_AVX512
+#endif // VMPACK_HFREPACK_AVX512
 
 #undef VMPACK_AVX2
 #endif // VMPACK_HFREPACK_AVX2
 
-bool useAVX2(DispatchLevel level) {
+/// The word kernels of one dispatch level.
+struct RepackKernels {
+  void (*gptqToGgmlRows)(unsigned, const uint8_t *, const uint8_t *, uint64_t,
+                         uint64_t, uint64_t, uint64_t, uint64_t, uint8_t *);
+  void (*awqToGptqWords)(const uint8_t *, uint64_t, uint64_t, uint64_t,
+                         uint8_t *);
+  void (*gptqToAwqWords)(const uint8_t *, uint64_t, uint64_t, uint64_t,
+                         uint8_t *);
+};
+
+constexpr RepackKernels kScalarKernels = {
+    gptqToGgmlRowsScalar, awqToGptqWordsScalar, gptqToAwqWordsScalar};
 #if VMPACK_HFREPACK_AVX2
-  return level >= DispatchLevel::AVX2;
+constexpr RepackKernels kAVX2Kernels = {gptqToGgmlRowsAVX2, awqToGptqWordsAVX2,
+                                        gptqToAwqWordsAVX2};
 #else
-  (void)level;
-  return false;
+constexpr RepackKernels kAVX2Kernels = kScalarKernels;
 #endif
+#if VMPACK_HFREPACK_AVX512
+constexpr RepackKernels kAVX512Kernels = {
+    gptqToGgmlRowsAVX2, awqToGptqWordsAVX512, gptqToAwqWordsAVX512};
+#else
+constexpr RepackKernels kAVX512Kernels = kAVX2Kernels;
+#endif
+
+/// Indexed by DispatchLevel: the 64-bit SWAR kernels below AVX2 (SSE2 and
+/// SSE4.1 gain nothing over them here); levels this build does not carry
+/// fall back to the highest one it does.
+constexpr RepackKernels kKernels[kNumDispatchLevels] = {
+    kScalarKernels, kScalarKernels, kScalarKernels, kAVX2Kernels,
+    kAVX512Kernels};
+
+const RepackKernels &kernelsAt(DispatchLevel level) {
+  return kKernels[unsigned(level) < kNumDispatchLevels ? unsigned(level) : 0];
 }
 
 DispatchLevel activeLevel() {
@@ -486,14 +690,8 @@ void vmpack::quant::gptqToGgmlRowsAt(DispatchLevel level, unsigned bits,
                                      uint64_t out, uint64_t groupSize,
                                      uint64_t first, uint64_t count,
                                      uint8_t *blocks) {
-#if VMPACK_HFREPACK_AVX2
-  if (useAVX2(level))
-    return gptqToGgmlRowsAVX2(bits, qweight, scales, in, out, groupSize, first,
-                              count, blocks);
-#endif
-  (void)level;
-  gptqToGgmlRowsScalar(bits, qweight, scales, in, out, groupSize, first, count,
-                       blocks);
+  kernelsAt(level).gptqToGgmlRows(bits, qweight, scales, in, out, groupSize,
+                                  first, count, blocks);
 }
 
 void vmpack::quant::gptqToGgmlRows(unsigned bits, const uint8_t *qweight,
@@ -508,12 +706,7 @@ void vmpack::quant::gptqToGgmlRows(unsigned bits, const uint8_t *qweight,
 void vmpack::quant::awqToGptqWordsAt(DispatchLevel level, const uint8_t *awq,
                                      uint64_t n, uint64_t firstWord,
                                      uint64_t words, uint8_t *gptq) {
-#if VMPACK_HFREPACK_AVX2
-  if (useAVX2(level))
-    return awqToGptqWordsAVX2(awq, n, firstWord, words, gptq);
-#endif
-  (void)level;
-  awqToGptqWordsScalar(awq, n, firstWord, words, gptq);
+  kernelsAt(level).awqToGptqWords(awq, n, firstWord, words, gptq);
 }
 
 void vmpack::quant::awqToGptqWords(const uint8_t *awq, uint64_t n,
@@ -525,12 +718,7 @@ void vmpack::quant::awqToGptqWords(const uint8_t *awq, uint64_t n,
 void vmpack::quant::gptqToAwqWordsAt(DispatchLevel level, const uint8_t *gptq,
                                      uint64_t n, uint64_t firstRow,
                                      uint64_t rows, uint8_t *awq) {
-#if VMPACK_HFREPACK_AVX2
-  if (useAVX2(level))
-    return gptqToAwqWordsAVX2(gptq, n, firstRow, rows, awq);
-#endif
-  (void)level;
-  gptqToAwqWordsScalar(gptq, n, firstRow, rows, awq);
+  kernelsAt(level).gptqToAwqWords(gptq, n, firstRow, rows, awq);
 }
 
 void vmpack::quant::gptqToAwqWords(const uint8_t *gptq, uint64_t n,

@@ -136,9 +136,10 @@ TEST(HfRepackKernels, AwqAndGptqWordsEqualTheReferenceAtEveryLevel) {
   struct Shape {
     uint64_t k, n;
   };
-  // n / 8 word columns: 1, 7, 8, 9, 16 and 17 (vector steps and tails).
-  const Shape shapes[] = {{8, 8},   {16, 56},  {8, 64},
-                          {24, 72}, {64, 128}, {40, 136}};
+  // n / 8 word columns: 1, 7, 8, 9, 16, 17, 31, 32, 33 and 57 (the 8- and
+  // 16-column vector steps and their tails).
+  const Shape shapes[] = {{8, 8},    {16, 56},  {8, 64},  {24, 72},  {64, 128},
+                          {40, 136}, {16, 248}, {8, 256}, {24, 264}, {32, 456}};
   std::mt19937 rng(23);
   for (const Shape &s : shapes) {
     // The matrix, code by code, packed both ways.

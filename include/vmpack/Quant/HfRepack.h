@@ -22,9 +22,10 @@
 //    both packed along N: the nibble order alone changes.
 //
 // All of them are exact bit moves; the callers check the conditions. The
-// word kernels have AVX2 forms (8 columns of words per step), chosen by
-// the Pack layer's dispatch level (vmpack/Pack/Dispatch.h); the ...At
-// forms take the level, for tests and benchmarks.
+// word kernels have AVX2 forms (8 columns of words per step) and, for AWQ
+// <-> GPTQ, AVX-512 forms (16 columns), chosen by the Pack layer's
+// dispatch level (vmpack/Pack/Dispatch.h); the ...At forms take the level,
+// for tests and benchmarks.
 //
 //===----------------------------------------------------------------------===//
 
