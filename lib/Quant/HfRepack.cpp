@@ -561,8 +561,10 @@ VMPACK_AVX512 void awqToGptqColumnsAVX512(const uint8_t *srcRow, uint64_t cols,
   for (; c + 16 <= cols; c += 16) {
     __m512i y[2][4];
     for (unsigned p = 0; p < 4; ++p) {
-      const __m512i r0 = load512(srcRow + (2 * p * cols + c) * 4),
-                    r1 = load512(srcRow + ((2 * p + 1) * cols + c) * 4);
+      __m512i r0 = load512(srcRow + (2 * p * cols + c) * 4),
+              r1 = load512(srcRow + ((2 * p + 1) * cols + c) * 4);
+      // Each row is used twice: keep the compiler from loading it twice.
+      asm("" : "+v"(r0), "+v"(r1));
       const __m512i l = selectNibbles(lowNibbles, r0, _mm512_slli_epi16(r1, 4));
       const __m512i h = selectNibbles(lowNibbles, _mm512_srli_epi16(r0, 4), r1);
       y[0][p] = _mm512_permutex2var_epi8(l, idx0, h);
