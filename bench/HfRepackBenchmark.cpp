@@ -11,9 +11,9 @@
 //   gptq8->q8_0   the same for 8-bit codes -> Q8_0
 //   awq->gptq     AWQ GEMM qweight -> GPTQ qweight (awqToGptqWords)
 //   gptq->awq     the reverse (gptqToAwqWords)
-// each with the kernels of the active dispatch level (VMPACK_DISPATCH) and,
-// when that is not the portable level, with the portable (scalar) ones as
-// well, the level named after the kernel.
+// each with the kernels of the active dispatch level (VMPACK_DISPATCH),
+// then, below it, the AVX2 ones and the portable (scalar) ones, the level
+// named after the kernel.
 //
 // Environment: VMPACK_BENCH_DIM (default 4096), VMPACK_BENCH_REPS (7).
 // Output: kernel in_bytes out_bytes kernel_GBps memcpy_GBps ratio, GB/s of
@@ -96,8 +96,10 @@ int main() {
   std::printf("%-20s %10s %10s %8s %8s %6s\n", "kernel", "in_bytes",
               "out_bytes", "GB/s", "memcpy", "ratio");
   std::vector<vmpack::DispatchLevel> levels = {vmpack::activeDispatchLevel()};
-  if (levels[0] != vmpack::DispatchLevel::Portable)
-    levels.push_back(vmpack::DispatchLevel::Portable);
+  for (vmpack::DispatchLevel lower :
+       {vmpack::DispatchLevel::AVX2, vmpack::DispatchLevel::Portable})
+    if (lower < levels[0] && vmpack::isDispatchLevelSupported(lower))
+      levels.push_back(lower);
   for (vmpack::DispatchLevel level : levels) {
     auto name = [&](const char *kernel) {
       return std::string(kernel) + " " + vmpack::dispatchLevelName(level);

@@ -9,6 +9,9 @@
 // the fastest of three calls):
 //   TYPE->planar  ggmlToPlanar of every block
 //   planar->TYPE  planarToGgml of every block
+// with the kernels of the active dispatch level (VMPACK_DISPATCH) and, for
+// Q4_0, which has one kernel per level, below it the SSE2 and the portable
+// (scalar) ones, the level named after the kernel.
 //
 // Environment: VMPACK_BENCH_ROWS (default 256: about 0.6 MiB of Q4_0, in
 // L2; 4096 is a 7B layer, beyond the caches), VMPACK_BENCH_REPS (7).
@@ -59,7 +62,7 @@ void row(const char *name, uint64_t bytes, int reps,
   }
   double kg = double(bytes) / median(k) / 1e9;
   double mg = double(bytes) / median(m) / 1e9;
-  std::printf("%-14s %10llu %8.2f %8.2f %6.2f\n", name,
+  std::printf("%-22s %10llu %8.2f %8.2f %6.2f\n", name,
               (unsigned long long)bytes, kg, mg, kg / mg);
 }
 
@@ -74,7 +77,7 @@ int main() {
   std::printf("# single core, [%llu, %llu]; GB/s of the block bytes; memcpy "
               "of the same bytes, same run; medians of %d\n",
               (unsigned long long)rows, (unsigned long long)k, reps);
-  std::printf("%-14s %10s %8s %8s %6s\n", "kernel", "bytes", "GB/s", "memcpy",
+  std::printf("%-22s %10s %8s %8s %6s\n", "kernel", "bytes", "GB/s", "memcpy",
               "ratio");
   std::mt19937 rng(1);
   for (uint32_t type : {kGgmlQ4_0, kGgmlQ8_0, kGgmlQ4_K}) {
@@ -91,13 +94,27 @@ int main() {
       out.push_back(p.data());
       in.push_back(p.data());
     }
-    std::string name = ggmlTypeTraits(type)->name;
-    row((name + "->planar").c_str(), blocks.size(), reps,
-        [&] { (void)ggmlToPlanar(type, blocks.data(), n, out.data()); });
-    row(("planar->" + name).c_str(), blocks.size(), reps,
-        [&] { (void)planarToGgml(type, in.data(), n, back.data()); });
-    if (back != blocks)
-      std::printf("error: %s did not come back byte for byte\n", name.c_str());
+    std::vector<vmpack::DispatchLevel> levels = {vmpack::activeDispatchLevel()};
+    if (type == kGgmlQ4_0)
+      for (vmpack::DispatchLevel lower :
+           {vmpack::DispatchLevel::SSE2, vmpack::DispatchLevel::Portable})
+        if (lower < levels[0] && vmpack::isDispatchLevelSupported(lower))
+          levels.push_back(lower);
+    for (vmpack::DispatchLevel level : levels) {
+      const std::string name = ggmlTypeTraits(type)->name,
+                        at =
+                            std::string(" ") + vmpack::dispatchLevelName(level);
+      std::fill(back.begin(), back.end(), 0);
+      row((name + "->planar" + at).c_str(), blocks.size(), reps, [&] {
+        (void)ggmlToPlanarAt(level, type, blocks.data(), n, out.data());
+      });
+      row(("planar->" + name + at).c_str(), blocks.size(), reps, [&] {
+        (void)planarToGgmlAt(level, type, in.data(), n, back.data());
+      });
+      if (back != blocks)
+        std::printf("error: %s did not come back byte for byte\n",
+                    (name + at).c_str());
+    }
   }
   return 0;
 }
