@@ -3,7 +3,11 @@
 # A 7B-shaped Hugging Face llama checkpoint to a llama.cpp GGUF model:
 # vmpack-convert's time against cp of the output, and its peak anonymous
 # memory (bench/peak_anon.py). Usage:
-#   bench/llama-convert.sh BUILD_DIR [bf16|gptq|both] [DIR]
+#   bench/llama-convert.sh BUILD_DIR [bf16|gptq|both|dequant] [DIR]
+#
+# dequant: the GPTQ folder below converted (untimed) to a Q4_0 GGUF, then
+# timed: vmpack-convert q4_0.gguf --dequantize=f16 -o x.safetensors (13.5
+# GB of f16) against cp of that output.
 #
 # Writes LlamaForCausalLM folders shaped like Llama 2 7B (hidden 4096, 32
 # layers, 32 heads, feed-forward 11008, vocabulary 32000): bf16 weights
@@ -107,8 +111,20 @@ run() { # $1 bf16|gptq
   rm -rf "$folder"
 }
 
+dequant() {
+  local folder=$work/gptq
+  make_folder "$folder" gptq
+  "$build/bin/vmpack-convert" -q "$folder" -o "$work/q4_0.gguf" --no-vocab
+  rm -rf "$folder"
+  bench_case "dequant: $(stat -c %s "$work/q4_0.gguf" | awk '{ printf "%.2f", $1 / 1e9 }') GB Q4_0 GGUF in, --dequantize=f16 to safetensors" \
+    "$work/out.safetensors" "$build/bin/vmpack-convert" -q "$work/q4_0.gguf" \
+    --dequantize=f16 -o "$work/out.safetensors"
+  rm -f "$work/q4_0.gguf"
+}
+
 case $which in
 bf16 | gptq) run "$which" ;;
 both) run bf16; run gptq ;;
-*) echo "usage: $0 BUILD_DIR [bf16|gptq|both] [DIR]" >&2; exit 2 ;;
+dequant) dequant ;;
+*) echo "usage: $0 BUILD_DIR [bf16|gptq|both|dequant] [DIR]" >&2; exit 2 ;;
 esac
