@@ -22,6 +22,7 @@
 #include "DequantizeKernels.h"
 #include "FloatOrder.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #if defined(VMPACK_X86_LEVEL)
@@ -719,6 +720,31 @@ template <FloatType T, unsigned Bits, bool Signed, bool HasMin>
 void planar(const PlanarView &view, uint64_t first, uint64_t n, void *out) {
   constexpr Op O = HasMin ? Op::Add : Op::Mul;
   uint64_t g = view.groupSize;
+#if VMPACK_X86_LEVEL >= 4
+  if constexpr (Bits == 4 && kTableLookup<T>) {
+    // One table per group (not per 32 outputs), and no division per step.
+    // Byte j widened to dword j holds the indices of outputs 2j (its low
+    // nibble, in the low word) and 2j + 1 (its high nibble, high word):
+    // 32 word indices in output order from one widening.
+    const __m512 codes =
+        _mm512_load_ps(Signed ? kSignedNibbleValues : kNibbleValues);
+    const __m512i nibbles = _mm512_set1_epi32(0x000f000f);
+    for (uint64_t e = first, end = first + n; e < end;) {
+      uint64_t group = e / g, stop = std::min(end, (group + 1) * g);
+      float d = halfToFloat(load16(view.scales + 2 * group));
+      float m = HasMin ? halfToFloat(load16(view.minimums + 2 * group)) : 0.0f;
+      __m512i table = _mm512_castsi256_si512(
+          toWords<T>(apply<O>(codes, splat(d), splat(m))));
+      for (; e < stop; e += 32, out = advance<T>(out, 32)) {
+        __m512i x = _mm512_cvtepu8_epi32(load128(view.codes + e / 2));
+        __m512i idx = _mm512_ternarylogic_epi32(x, _mm512_slli_epi32(x, 12),
+                                                nibbles, 0xa8); // (a|b)&c
+        _mm512_storeu_si512(out, _mm512_permutexvar_epi16(idx, table));
+      }
+    }
+    return;
+  }
+#endif
   const __m128i eight = _mm_set1_epi8(8);
   for (uint64_t e = first; e < first + n; e += 32, out = advance<T>(out, 32)) {
     uint64_t group = e / g;
