@@ -20,6 +20,7 @@
 #ifndef VMPACK_FUZZ_FOREIGNRUNTIME_H
 #define VMPACK_FUZZ_FOREIGNRUNTIME_H
 
+#include "FuzzCheck.h"
 #include "vmpack/Archive/Status.h"
 #include "vmpack/vmpack.h"
 
@@ -30,11 +31,6 @@
 #include <memory>
 
 namespace vmpack::fuzz {
-
-inline void checkRuntime(bool condition) {
-  if (!condition)
-    std::abort();
-}
 
 /// What the reader made of [data, data + size).
 struct ReaderOutcome {
@@ -53,41 +49,39 @@ inline bool contains(const char *text, const char *part) {
 inline void checkForeignRuntime(const uint8_t *data, size_t size,
                                 vmpack_container_t container,
                                 const ReaderOutcome &reader) {
-  static volatile uint8_t sink;
   vmpack_module_t *m = nullptr;
   vmpack_status_t st = vmpack_module_open_memory(data, size, &m);
   if (reader.refusal) {
-    checkRuntime(st == vmpack_status_t(int(reader.refusal->code())) &&
-                 m == nullptr &&
-                 reader.refusal->message() == vmpack_last_error());
+    check(st == vmpack_status_t(int(reader.refusal->code())) && m == nullptr &&
+          reader.refusal->message() == vmpack_last_error());
     return;
   }
   if (reader.setMember) {
-    checkRuntime(st == VMPACK_ERROR_UNSUPPORTED && m == nullptr &&
-                 contains(vmpack_last_error(), "not a whole module"));
+    check(st == VMPACK_ERROR_UNSUPPORTED && m == nullptr &&
+          contains(vmpack_last_error(), "not a whole module"));
     return;
   }
   size_t tensors = reader.tensors, metadata = reader.metadata;
-  checkRuntime(st == VMPACK_OK && m != nullptr);
-  checkRuntime(vmpack_module_container(m) == container);
-  checkRuntime(vmpack_module_segment_count(m) == tensors);
-  checkRuntime(vmpack_module_metadata_count(m) == metadata);
+  check(st == VMPACK_OK && m != nullptr);
+  check(vmpack_module_container(m) == container);
+  check(vmpack_module_segment_count(m) == tensors);
+  check(vmpack_module_metadata_count(m) == metadata);
   for (size_t i = 0; i < tensors; ++i) {
     vmpack_segment_info_t info;
-    checkRuntime(vmpack_module_segment_info(m, i, &info) == VMPACK_OK);
-    checkRuntime(info.offset <= size && info.length <= size - info.offset);
+    check(vmpack_module_segment_info(m, i, &info) == VMPACK_OK);
+    check(info.offset <= size && info.length <= size - info.offset);
     const auto *p = static_cast<const uint8_t *>(info.data);
-    checkRuntime(p == data + info.offset);
+    check(p == data + info.offset);
     if (info.length)
       sink = p[0] ^ p[info.length - 1];
     size_t found;
-    checkRuntime(vmpack_module_find_segment(m, info.name, info.name_length,
-                                            &found) == VMPACK_OK &&
-                 found == i);
+    check(vmpack_module_find_segment(m, info.name, info.name_length, &found) ==
+              VMPACK_OK &&
+          found == i);
     vmpack_foreign_info_t foreign;
-    checkRuntime(vmpack_segment_foreign_info(m, i, &foreign) == VMPACK_OK);
+    check(vmpack_segment_foreign_info(m, i, &foreign) == VMPACK_OK);
     if (foreign.type[0])
-      checkRuntime(info.scalar_bits == 8 && info.length == info.element_count);
+      check(info.scalar_bits == 8 && info.length == info.element_count);
     // The last few elements, into exactly sized buffers.
     uint64_t count = std::min<uint64_t>(info.element_count, 64);
     uint64_t first = info.element_count - count;
@@ -98,17 +92,17 @@ inline void checkForeignRuntime(const uint8_t *data, size_t size,
       std::unique_ptr<uint8_t[]> out(new uint8_t[bytes + !bytes]);
       vmpack_status_t u =
           vmpack_segment_unpack(m, i, first, count, dtype, out.get(), bytes);
-      checkRuntime(u == VMPACK_OK || u == VMPACK_ERROR_UNSUPPORTED);
+      check(u == VMPACK_OK || u == VMPACK_ERROR_UNSUPPORTED);
     }
   }
   for (size_t i = 0; i < metadata; ++i) {
     vmpack_metadata_entry_t e;
-    checkRuntime(vmpack_module_metadata_entry(m, i, &e) == VMPACK_OK);
+    check(vmpack_module_metadata_entry(m, i, &e) == VMPACK_OK);
     if (e.value_length)
       sink = uint8_t(e.value[e.value_length - 1]);
-    checkRuntime(e.value[e.value_length] == '\0');
+    check(e.value[e.value_length] == '\0');
   }
-  checkRuntime(vmpack_module_verify(m, 1) == VMPACK_OK);
+  check(vmpack_module_verify(m, 1) == VMPACK_OK);
   vmpack_module_close(m);
 }
 

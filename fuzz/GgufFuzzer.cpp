@@ -15,21 +15,17 @@
 
 #include "AlignedInput.h"
 #include "ForeignRuntime.h"
+#include "FuzzCheck.h"
 
 #include "vmpack/Formats/Gguf.h"
 
 #include <cstdlib>
 #include <cstring>
 
+using vmpack::fuzz::check;
+using vmpack::fuzz::sink;
 using namespace vmpack::formats;
 using vmpack::archive::StatusCode;
-
-static void check(bool condition) {
-  if (!condition)
-    std::abort();
-}
-
-static volatile uint8_t sink;
 
 /// Whether the file says it is one of a gguf-split set of several files:
 /// split.count is an integer above 1 (docs/interop.md, "Opening safetensors

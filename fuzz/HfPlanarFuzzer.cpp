@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzCheck.h"
 #include "vmpack/Formats/GgmlConvert.h"
 #include "vmpack/Formats/HfQuant.h"
 
@@ -31,15 +32,11 @@
 #include <string>
 #include <vector>
 
+using vmpack::fuzz::check;
 using namespace vmpack;
 using namespace vmpack::formats;
 
 namespace {
-
-void check(bool condition) {
-  if (!condition)
-    std::abort();
-}
 
 constexpr const char *kTypes[] = {
     "si1", "si2", "si3", "si4", "si5",  "si6", "si7", "si8", "si9",

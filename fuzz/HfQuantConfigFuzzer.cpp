@@ -15,16 +15,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzCheck.h"
 #include "vmpack/Formats/HfQuant.h"
 
 #include <cstdlib>
 
+using vmpack::fuzz::check;
 using namespace vmpack::formats;
-
-static void check(bool condition) {
-  if (!condition)
-    std::abort();
-}
 
 /// The same bytes as a bitsandbytes quant_state: what it accepts is a state
 /// vmpack dequantizes.

@@ -11,26 +11,21 @@
 //===----------------------------------------------------------------------===//
 
 #include "AlignedInput.h"
+#include "FuzzCheck.h"
 
 #include "vmpack/Formats/IrpaReader.h"
 #include "vmpack/vmpack.h"
 
 #include <cstdlib>
 
+using vmpack::fuzz::check;
+using vmpack::fuzz::sink;
 using namespace vmpack::formats;
 
 namespace {
 
 /// A failed invariant on an accepted archive is a bug: crash so that the
 /// fuzzer (or the corpus replay) reports it.
-void check(bool condition) {
-  if (!condition)
-    std::abort();
-}
-
-/// Reads land here so the compiler cannot drop them.
-volatile uint8_t sink;
-
 void checkReader(const uint8_t *data, size_t size) {
   auto opened = IrpaReader::open(data, size);
   vmpack_module_t *m = nullptr;

@@ -9,18 +9,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzCheck.h"
 #include "vmpack/Formats/Onnx.h"
 #include "vmpack/Formats/TypeTable.h"
 
 #include <cstdlib>
 #include <set>
 
+using vmpack::fuzz::check;
 using namespace vmpack::formats;
-
-static void check(bool condition) {
-  if (!condition)
-    std::abort();
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   OnnxLimits limits;

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzCheck.h"
 #include "vmpack/Formats/GgmlConvert.h"
 #include "vmpack/Quant/GgmlPlanar.h"
 #include "vmpack/Quant/GgmlQuantize.h"
@@ -32,14 +33,10 @@
 #include <memory>
 #include <vector>
 
+using vmpack::fuzz::check;
 using namespace vmpack::quant;
 
 namespace {
-
-void check(bool condition) {
-  if (!condition)
-    std::abort();
-}
 
 /// At most this many blocks per input: keeps each run fast.
 constexpr uint64_t kMaxBlocks = 64;

@@ -10,23 +10,20 @@
 //===----------------------------------------------------------------------===//
 
 #include "AlignedInput.h"
+#include "FuzzCheck.h"
 #include "IndexChecksum.h"
 
 #include "vmpack/Archive/ArchiveReader.h"
 
 #include <cstdlib>
 
+using vmpack::fuzz::check;
+using vmpack::fuzz::sink;
 using namespace vmpack::archive;
 
 /// A failed invariant on an accepted module is a bug: crash so that the
 /// fuzzer (or the corpus replay) reports it.
-static void check(bool condition) {
-  if (!condition)
-    std::abort();
-}
-
 /// Reads land here so the compiler cannot drop them.
-static volatile uint8_t sink;
 
 static void checkReader(const vmpack::fuzz::AlignedInput &input) {
   size_t size = input.size();

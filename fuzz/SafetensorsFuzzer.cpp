@@ -10,21 +10,17 @@
 
 #include "AlignedInput.h"
 #include "ForeignRuntime.h"
+#include "FuzzCheck.h"
 
 #include "vmpack/Formats/Safetensors.h"
 
 #include <cstdlib>
 #include <cstring>
 
+using vmpack::fuzz::check;
+using vmpack::fuzz::sink;
 using namespace vmpack::formats;
 using vmpack::archive::StatusCode;
-
-static void check(bool condition) {
-  if (!condition)
-    std::abort();
-}
-
-static volatile uint8_t sink;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   vmpack::fuzz::AlignedInput input(data, size);

@@ -9,16 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzCheck.h"
 #include "vmpack/Formats/SentencePiece.h"
 
 #include <cstdlib>
 
+using vmpack::fuzz::check;
 using namespace vmpack::formats;
-
-static void check(bool condition) {
-  if (!condition)
-    std::abort();
-}
 
 static volatile size_t sink;
 

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AlignedInput.h"
+#include "FuzzCheck.h"
 
 #include "vmpack/Archive/ArchiveReader.h"
 #include "vmpack/Formats/Shards.h"
@@ -25,15 +26,11 @@
 #include <utility>
 #include <vector>
 
+using vmpack::fuzz::check;
 using namespace vmpack;
 using namespace vmpack::formats;
 
 namespace {
-
-void check(bool condition) {
-  if (!condition)
-    std::abort();
-}
 
 bool contains(const std::string &s, const std::string &part) {
   return s.find(part) != std::string::npos;

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AlignedInput.h"
+#include "FuzzCheck.h"
 #include "IndexChecksum.h"
 
 #include "vmpack/vmpack.h"
@@ -23,12 +24,9 @@
 #include <memory>
 #include <vector>
 
-namespace {
+using vmpack::fuzz::check;
 
-void check(bool condition) {
-  if (!condition)
-    std::abort();
-}
+namespace {
 
 /// Elements unpacked per call, at most: keeps each input fast.
 constexpr uint64_t kMaxElements = 4096;
