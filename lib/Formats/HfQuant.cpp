@@ -3035,8 +3035,9 @@ StatusOr<std::vector<TensorSource>> rowsAsGptq(const HfQuantLinear &l,
 StatusOr<std::vector<TensorSource>> rowsAsAwq(const HfQuantLinear &l,
                                               const std::string &module,
                                               const Refusal &refuse);
-StatusOr<TensorSource> awqScales(const HfQuantLinear &l, std::string name,
-                                 const Refusal &refuse);
+StatusOr<TensorSource> float16Scales(const HfQuantLinear &l, std::string name,
+                                     std::string_view scheme,
+                                     const Refusal &refuse);
 
 } // namespace
 
@@ -3165,14 +3166,11 @@ vmpack::formats::hfLinearAsScheme(const HfQuantLinear &l,
               });
         }));
   }
-  if (toAwq) {
-    StatusOr<TensorSource> scales = awqScales(l, module + ".scales", refuse);
-    if (!scales)
-      return scales.status();
-    parts.push_back(*scales);
-  } else {
-    parts.push_back(l.scales);
-  }
+  StatusOr<TensorSource> scales =
+      float16Scales(l, module + ".scales", toAwq ? "AWQ" : "GPTQ", refuse);
+  if (!scales)
+    return scales.status();
+  parts.push_back(*scales);
   if (toGptq) {
     if (l.gIdx.data) {
       parts.push_back(l.gIdx);
@@ -3887,8 +3885,13 @@ StatusOr<std::vector<TensorSource>> rowsAsGptq(const HfQuantLinear &l,
           }
         });
       }));
-  // scales [groups, out]: the [out, groups] of the others transposed.
-  parts.push_back(scalesByGroup(l, module + ".scales"));
+  // scales [groups, out]: the [out, groups] of the others transposed, in
+  // float16.
+  StatusOr<TensorSource> scales =
+      float16Scales(l, module + ".scales", "GPTQ", refuse);
+  if (!scales)
+    return scales.status();
+  parts.push_back(*scales);
   const uint64_t group = l.oneScale ? in : l.groupSize;
   parts.push_back(
       computed(module + ".g_idx", "I32", {l.in}, in * 4,
@@ -3966,21 +3969,23 @@ StatusOr<std::vector<TensorSource>> rowsAsAwq(const HfQuantLinear &l,
                    o + (g - g0) * rowBytes);
         });
       }));
-  StatusOr<TensorSource> scales = awqScales(l, module + ".scales", refuse);
+  StatusOr<TensorSource> scales =
+      float16Scales(l, module + ".scales", "AWQ", refuse);
   if (!scales)
     return scales.status();
   parts.push_back(*scales);
   return parts;
 }
 
-/// AWQ's scales [groups, out] as AutoAWQ holds them: float16
-/// (WQLinear_GEMM registers them as torch.float16, so a loader would round
-/// BF16 or F32 ones). F16 scales are the stored bytes (GPTQ's and AWQ's
-/// tensor as it is); BF16 and F32 ones
-/// become float16 when it holds every one exactly, else the first it does
-/// not hold is refused.
-StatusOr<TensorSource> awqScales(const HfQuantLinear &l, std::string name,
-                                 const Refusal &refuse) {
+/// GPTQ's and AWQ's scales [groups, out] as their loaders hold them:
+/// float16 (AutoAWQ's WQLinear_GEMM and GPTQModel's GPTQQuantLinear
+/// register them as torch.float16, so loading BF16 or F32 ones would round
+/// them). F16 scales are the stored bytes (GPTQ's and AWQ's tensor as it
+/// is); BF16 and F32 ones become float16 when it holds every one exactly,
+/// else the first it does not hold is refused, naming `scheme`.
+StatusOr<TensorSource> float16Scales(const HfQuantLinear &l, std::string name,
+                                     std::string_view scheme,
+                                     const Refusal &refuse) {
   if (l.scaleType == "f16")
     return l.method == HfQuantMethod::Awq || l.method == HfQuantMethod::Gptq
                ? l.scales
@@ -3999,7 +4004,7 @@ StatusOr<TensorSource> awqScales(const HfQuantLinear &l, std::string name,
                     (std::isfinite(s) && std::fabs(s) > 65504.0f
                          ? " is past float16's largest 65504"
                          : " is not exact in float16") +
-                    ", and AWQ stores float16 scales");
+                    ", and " + std::string(scheme) + " stores float16 scales");
     }
   const uint64_t sRowBytes = out * 2;
   const HfQuantLinear *lp = &l;
