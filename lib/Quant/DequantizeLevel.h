@@ -506,20 +506,24 @@ template <FloatType T> constexpr bool kTableLookup = T != FloatType::F32;
 template <FloatType T> constexpr bool kTableLookup = false;
 #endif
 
-/// out[i] = value(a[i]) for i < 16, out[16 + i] = value(b[i]), where
-/// value(c) = codes[c] * d, then plus or minus m, as T (a 16-bit type).
+/// out[i] = value(low nibble of byte i), out[16 + i] = value(high nibble
+/// of byte i) for the 16 bytes of `b` (ggml's 32-code block layout): the
+/// bytes widened to words once, each half looked up with a 256-bit VPERMW.
 template <FloatType T, Op O>
-inline void lookup32(const float *codes, float d, float m, __m128i a, __m128i b,
-                     void *out) {
+inline void lookupNibbles32(const float *codes, float d, float m, __m128i b,
+                            void *out) {
 #if VMPACK_X86_LEVEL >= 4
   __m256i table =
       toWords<T>(apply<O>(_mm512_load_ps(codes), splat(d), splat(m)));
-  __m512i idx = _mm512_cvtepu8_epi16(
-      _mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1));
-  _mm512_storeu_si512(
-      out, _mm512_permutexvar_epi16(idx, _mm512_castsi256_si512(table)));
+  __m256i w = _mm256_cvtepu8_epi16(b);
+  auto *o = static_cast<__m256i *>(out);
+  _mm256_storeu_si256(
+      o, _mm256_permutexvar_epi16(_mm256_and_si256(w, _mm256_set1_epi16(0x0f)),
+                                  table));
+  _mm256_storeu_si256(o + 1,
+                      _mm256_permutexvar_epi16(_mm256_srli_epi16(w, 4), table));
 #else
-  (void)codes, (void)d, (void)m, (void)a, (void)b, (void)out;
+  (void)codes, (void)d, (void)m, (void)b, (void)out;
   __builtin_unreachable();
 #endif
 }
@@ -531,8 +535,7 @@ template <FloatType T> void q4_0(const uint8_t *blocks, uint64_t n, void *out) {
     float d = halfToFloat(load16(b));
     __m128i qs = load128(b + 2);
     if constexpr (kTableLookup<T>) {
-      lookup32<T, Op::Mul>(kBiasedNibbleValues, d, 0, lowNibbles(qs),
-                           highNibbles(qs), out);
+      lookupNibbles32<T, Op::Mul>(kBiasedNibbleValues, d, 0, qs, out);
       continue;
     }
     emit16<T, Op::Mul>(_mm_sub_epi8(lowNibbles(qs), eight), d, 0, out);
@@ -547,8 +550,7 @@ template <FloatType T> void q4_1(const uint8_t *blocks, uint64_t n, void *out) {
     float d = halfToFloat(load16(b)), m = halfToFloat(load16(b + 2));
     __m128i qs = load128(b + 4);
     if constexpr (kTableLookup<T>) {
-      lookup32<T, Op::Add>(kNibbleValues, d, m, lowNibbles(qs), highNibbles(qs),
-                           out);
+      lookupNibbles32<T, Op::Add>(kNibbleValues, d, m, qs, out);
       continue;
     }
     emit16<T, Op::Add>(lowNibbles(qs), d, m, out);
@@ -707,8 +709,7 @@ void mxfp4(const uint8_t *blocks, uint64_t n, void *out) {
     float d = e8m0HalfToFloat(b[0]);
     __m128i qs = load128(b + 1);
     if constexpr (kTableLookup<T>) {
-      lookup32<T, Op::Mul>(kMxfp4FloatValues, d, 0, lowNibbles(qs),
-                           highNibbles(qs), out);
+      lookupNibbles32<T, Op::Mul>(kMxfp4FloatValues, d, 0, qs, out);
       continue;
     }
     emit16<T, Op::Mul>(mxfp4Values(lowNibbles(qs)), d, 0, out);
@@ -753,12 +754,6 @@ void planar(const PlanarView &view, uint64_t first, uint64_t n, void *out) {
     if constexpr (Bits == 4) {
       __m128i b = load128(view.codes + e / 2), lo = lowNibbles(b),
               hi = highNibbles(b);
-      if constexpr (kTableLookup<T>) {
-        lookup32<T, O>(Signed ? kSignedNibbleValues : kNibbleValues, d, m,
-                       _mm_unpacklo_epi8(lo, hi), _mm_unpackhi_epi8(lo, hi),
-                       out);
-        continue;
-      }
       if constexpr (Signed) {
         lo = _mm_sub_epi8(_mm_xor_si128(lo, eight), eight);
         hi = _mm_sub_epi8(_mm_xor_si128(hi, eight), eight);
