@@ -3847,6 +3847,29 @@ StatusOr<std::vector<TensorSource>> rowsAsGptq(const HfQuantLinear &l,
       in * bits / 32 * rowBytes,
       [lp, bits, out, in, rowBytes](uint64_t f, uint64_t n, uint8_t *d) {
         byRows(f, n, rowBytes, d, [&](uint64_t w0, uint64_t c, uint8_t *o) {
+          if (lp->method == HfQuantMethod::Planar && 32 % bits == 0) {
+            // A planar set's codes are `packed` along in, least significant
+            // bits first, as GPTQ's words are: word (w, r) is bytes
+            // [4w, 4w + 4) of output r's codes (with each code's top bit
+            // flipped back when they are signed), a transposition of
+            // 32-bit words.
+            const uint32_t flip = lp->symmetric ? (bits == 2   ? 0xAAAAAAAAu
+                                                   : bits == 4 ? 0x88888888u
+                                                               : 0x80808080u)
+                                                : 0u;
+            // In tiles of 16 outputs: their 16 code rows stay in L1 while
+            // each output row gets 64 contiguous bytes.
+            const uint64_t codeRow = in * bits / 8;
+            const uint8_t *codes = lp->qweight.data + 4 * w0;
+            for (uint64_t r0 = 0; r0 < out; r0 += 16) {
+              const uint64_t r1 = std::min<uint64_t>(out, r0 + 16);
+              for (uint64_t w = 0; w < c; ++w)
+                for (uint64_t r = r0; r < r1; ++r)
+                  store32le(o + w * rowBytes + r * 4,
+                            loadU32(codes + r * codeRow + 4 * w) ^ flip);
+            }
+            return;
+          }
           // The codes of inputs [i0, i1) of every output, row by row.
           const uint64_t i0 = 32 * w0 / bits;
           const uint64_t i1 =
