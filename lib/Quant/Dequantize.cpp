@@ -105,6 +105,16 @@ const DequantizeLevel &activeTable() {
 /// whatever --threads says.
 constexpr uint64_t kMinPerThread = uint64_t(1) << 14;
 
+/// The minimum when the caller leaves the count to vmpack (threads 0, the
+/// C API's and Python's default): starting a thread costs more than
+/// decoding 2^17 elements in cache (docs/dequantize.md), so only ranges of
+/// 2^20 elements (2-4 MiB out) or more per thread are split.
+constexpr uint64_t kMinPerAutoThread = uint64_t(1) << 20;
+
+uint64_t minPerThread(unsigned threads) {
+  return threads == 0 ? kMinPerAutoThread : kMinPerThread;
+}
+
 void ggmlRangeOnThread(const BlockDecoder &decode, const uint8_t *tensor,
                        uint64_t first, uint64_t end, uint8_t *out) {
   unsigned bytes = floatTypeBytes(decode.to);
@@ -244,7 +254,7 @@ void vmpack::quant::dequantizeGgmlRange(uint32_t ggmlType,
   assert(canDequantizeGgml(ggmlType));
   BlockDecoder decode = blockDecoder(activeTable(), ggmlType, to);
   unsigned bytes = floatTypeBytes(to);
-  splitRange(piecesFor(threads, count, kMinPerThread), first, count,
+  splitRange(piecesFor(threads, count, minPerThread(threads)), first, count,
              decode.blockSize, [&](uint64_t begin, uint64_t end) {
                ggmlRangeOnThread(decode, tensor, begin, end,
                                  static_cast<uint8_t *>(out) +
@@ -264,7 +274,7 @@ void vmpack::quant::dequantizePlanarRange(const PlanarView &view,
   assert(hasPlanarDequantizeKernel(view));
   const DequantizeLevel &table = activeTable();
   unsigned bytes = floatTypeBytes(to);
-  splitRange(piecesFor(threads, count, kMinPerThread), first, count, 32,
+  splitRange(piecesFor(threads, count, minPerThread(threads)), first, count, 32,
              [&](uint64_t begin, uint64_t end) {
                planarRangeOnThread(table, view, begin, end, to,
                                    static_cast<uint8_t *>(out) +

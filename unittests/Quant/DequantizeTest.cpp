@@ -14,6 +14,7 @@
 
 #include "vmpack/Quant/Dequantize.h"
 #include "vmpack/Quant/GgmlDecode.h"
+#include "vmpack/Quant/Parallel.h"
 
 #include "GgmlLibrary.h"
 
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 using namespace vmpack;
@@ -365,6 +367,31 @@ TEST(Dequantize, TypesWithoutKernelsUseTheDecoder) {
         << t.name;
   }
   EXPECT_GE(withoutKernel, 19u);
+}
+
+// A count the caller gives is split down to 2^14 elements a thread; left to
+// vmpack (0), a range is split only where each thread gets 2^20 elements,
+// since starting one costs more than decoding a 256 KiB chunk.
+TEST(Dequantize, ThreadsStartOnlyWhereAskedOrLongEnough) {
+  constexpr uint32_t kQ8_0 = 8; // 32 values in 34 bytes
+  const uint64_t n = uint64_t(1) << 21;
+  std::mt19937_64 rng(7);
+  std::vector<uint8_t> in = randomBytes(n / 32 * 34, rng);
+  std::vector<uint16_t> one(n), out(n);
+  auto started = [&](uint64_t count, unsigned threads) {
+    uint64_t before = splitRangeThreadsStarted();
+    dequantizeGgmlRange(kQ8_0, in.data(), 0, count, FloatType::F16, out.data(),
+                        threads);
+    EXPECT_EQ(0, std::memcmp(out.data(), one.data(), 2 * count))
+        << count << " on " << threads;
+    return splitRangeThreadsStarted() - before;
+  };
+  dequantizeGgmlRange(kQ8_0, in.data(), 0, n, FloatType::F16, one.data(), 1);
+  EXPECT_EQ(started(uint64_t(1) << 17, 2), 1u);
+  EXPECT_EQ(started(uint64_t(1) << 17, 0), 0u);
+  EXPECT_EQ(started(uint64_t(1) << 19, 0), 0u);
+  if (std::thread::hardware_concurrency() >= 2)
+    EXPECT_GE(started(n, 0), 1u);
 }
 
 //===----------------------------------------------------------------------===//
