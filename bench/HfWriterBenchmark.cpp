@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchTiming.h"
 #include "vmpack/Formats/GgmlConvert.h"
 #include "vmpack/Formats/HfQuant.h"
 #include "vmpack/Pack/ElementType.h"
@@ -31,28 +32,10 @@
 #include <string>
 #include <vector>
 
+using vmpack::bench::median;
+using vmpack::bench::seconds;
 using namespace vmpack;
 using namespace vmpack::formats;
-
-namespace {
-
-double seconds(const std::function<void()> &f) {
-  double best = 1e30;
-  for (int i = 0; i < 3; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
-  }
-  return best;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-} // namespace
 
 int main() {
   const char *dimEnv = std::getenv("VMPACK_BENCH_DIM");

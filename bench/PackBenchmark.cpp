@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchTiming.h"
 #include "vmpack/Pack/Convert.h"
 #include "vmpack/Pack/Dispatch.h"
 
@@ -37,6 +38,8 @@
 #include <string>
 #include <vector>
 
+using vmpack::bench::median;
+using vmpack::bench::seconds;
 using namespace vmpack;
 
 namespace {
@@ -76,24 +79,6 @@ std::vector<uint8_t> randomBytes(size_t n) {
     std::memcpy(v.data() + i, &r, std::min<size_t>(8, n - i));
   }
   return v;
-}
-
-/// The fastest of three back-to-back calls: on a shared machine a single
-/// call is often descheduled part-way.
-double seconds(const std::function<void()> &f) {
-  double best = 1e30;
-  for (int i = 0; i < 3; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    f();
-    std::chrono::duration<double> d = std::chrono::steady_clock::now() - start;
-    best = std::min(best, d.count());
-  }
-  return best;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 /// One cell: `run` converts `elements` elements from `in` to `out`.

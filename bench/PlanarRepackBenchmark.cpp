@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchTiming.h"
 #include "vmpack/Quant/GgmlPlanar.h"
 
 #include <algorithm>
@@ -31,25 +32,11 @@
 #include <random>
 #include <vector>
 
+using vmpack::bench::median;
+using vmpack::bench::seconds;
 using namespace vmpack::quant;
 
 namespace {
-
-double seconds(const std::function<void()> &f) {
-  double best = 1e30;
-  for (int i = 0; i < 3; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
-  }
-  return best;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 void row(const char *name, uint64_t bytes, int reps,
          const std::function<void()> &kernel) {
