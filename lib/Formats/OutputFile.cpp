@@ -87,7 +87,8 @@ Status OutputFile::copy(uint64_t offset, int srcFd, uint64_t srcOffset,
 
 Status vmpack::formats::forEachTensorChunk(const TensorSource &source,
                                            Encoding encoding,
-                                           const ChunkSink &sink) {
+                                           const ChunkSink &sink,
+                                           uint64_t alignFrom) {
   const TensorInfo &info = source.info;
   constexpr uint64_t kChunk = uint64_t(4) << 20;
   // One chunk buffer per thread, kept from tensor to tensor: a fresh buffer
@@ -108,8 +109,12 @@ Status vmpack::formats::forEachTensorChunk(const TensorSource &source,
     }
   } release{nested};
   if (source.produce && (info.isOpaque() || info.encoding == encoding)) {
-    for (uint64_t at = 0; at < info.length; at += kProduceChunkBytes) {
-      uint64_t n = std::min(kProduceChunkBytes, info.length - at);
+    // The first chunk runs to the next multiple of kProduceChunkBytes in the
+    // file, so the later ones start aligned.
+    uint64_t first = kProduceChunkBytes - alignFrom % kProduceChunkBytes;
+    for (uint64_t at = 0, step = first; at < info.length;
+         at += step, step = kProduceChunkBytes) {
+      uint64_t n = std::min(step, info.length - at);
       buffer.assign(size_t(n), 0);
       source.produce(at, n, buffer.data());
       if (Status s = sink(at, buffer.data(), n); !s)
@@ -172,10 +177,12 @@ Status OutputFile::writeTensor(uint64_t offset, const TensorSource &source,
   const TensorInfo &info = source.info;
   if (!source.produce && (info.isOpaque() || info.encoding == encoding))
     return copy(offset, source.fd, source.fileOffset, source.data, info.length);
-  return forEachTensorChunk(source, encoding,
-                            [&](uint64_t at, const uint8_t *data, uint64_t n) {
-                              return write(offset + at, data, n);
-                            });
+  return forEachTensorChunk(
+      source, encoding,
+      [&](uint64_t at, const uint8_t *data, uint64_t n) {
+        return write(offset + at, data, n);
+      },
+      offset);
 }
 
 Status OutputFile::commit() {

@@ -19,6 +19,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -421,6 +423,50 @@ TEST(OutputGroup, NothingAppearsUntilCommitAll) {
   ASSERT_TRUE((*f)->commit().isOk());
   ASSERT_TRUE(group.commitAll().isOk());
   EXPECT_EQ(dir.files(), (std::vector<std::string>{"z"}));
+}
+
+// A computed tensor at an unaligned file offset: the bytes are the same as
+// produced, and every chunk after the first starts at a multiple of
+// kProduceChunkBytes in the file.
+TEST(OutputFile, ComputedChunksAlignToTheFile) {
+  ScratchDir dir;
+  for (uint64_t offset : {uint64_t(0), uint64_t(32), kProduceChunkBytes - 1,
+                          kProduceChunkBytes + 4096}) {
+    const uint64_t length = 3 * kProduceChunkBytes + 1000;
+    TensorSource src;
+    src.info.name = "t";
+    src.info.encoding = Encoding::Byte;
+    src.info.ggmlBlockType = 2u;
+    src.info.length = length;
+    std::vector<std::pair<uint64_t, uint64_t>> calls;
+    src.produce = [&](uint64_t first, uint64_t n, uint8_t *out) {
+      calls.emplace_back(first, n);
+      for (uint64_t i = 0; i < n; ++i)
+        out[i] = uint8_t((first + i) * 131 % 251);
+    };
+    std::string path = dir.path("o" + std::to_string(offset));
+    auto f = OutputFile::create(path, offset + length);
+    ASSERT_TRUE(f.isOk());
+    ASSERT_TRUE((*f)->writeTensor(offset, src, Encoding::Byte).isOk());
+    ASSERT_TRUE((*f)->commit().isOk());
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)),
+                      std::istreambuf_iterator<char>());
+    ASSERT_EQ(bytes.size(), offset + length);
+    for (uint64_t i = 0; i < length; ++i)
+      ASSERT_EQ(uint8_t(bytes[offset + i]), uint8_t(i * 131 % 251)) << i;
+    ASSERT_FALSE(calls.empty());
+    uint64_t next = 0;
+    for (size_t k = 0; k < calls.size(); ++k) {
+      EXPECT_EQ(calls[k].first, next);
+      EXPECT_LE(calls[k].second, kProduceChunkBytes);
+      if (k > 0)
+        EXPECT_EQ((offset + calls[k].first) % kProduceChunkBytes, 0u)
+            << "offset " << offset << " chunk " << k;
+      next += calls[k].second;
+    }
+    EXPECT_EQ(next, length);
+  }
 }
 
 const GgufValue *findKey(const GgufMetadata &m, std::string_view key) {

@@ -33,9 +33,13 @@ using ChunkSink = std::function<Status(uint64_t offsetInTensor,
 
 /// Hands `source`'s bytes in `encoding` to `sink` in chunks of about 4 MiB:
 /// as they are when the layout matches (or the tensor is opaque), computed
-/// by `produce`, or converted by the Pack layer.
+/// by `produce`, or converted by the Pack layer. `alignFrom` is where the
+/// tensor starts in the destination file: computed chunks are cut so that
+/// every chunk after the first starts at a multiple of kProduceChunkBytes
+/// there (the file system then gets whole pages instead of zeroing the
+/// partly written ones).
 Status forEachTensorChunk(const TensorSource &source, Encoding encoding,
-                          const ChunkSink &sink);
+                          const ChunkSink &sink, uint64_t alignFrom = 0);
 
 class OutputFile;
 
